@@ -1,0 +1,188 @@
+"""The root of the command line: global options, command registry, error boundary.
+
+Global options work before and after the command name (`memcli --json status`
+and `memcli status --json`): they are moved in front of the command before
+parsing. Every error leaves through `MemcliGroup.main` as one line on stderr
+and an exit code of SPEC §13.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import typer
+from typer._click import exceptions as click_exceptions
+from typer.core import TyperGroup
+
+from memcli import __version__
+from memcli.errors import MemcliError
+from memcli.runtime import GlobalOptions
+
+GLOBAL_FLAGS = frozenset({"--json", "-q", "--quiet", "-v", "-vv", "-vvv", "--verbose"})
+GLOBAL_VALUED = frozenset({"-w", "--workspace", "--config", "--now"})
+GLOBAL_ASSIGNED = ("--workspace=", "--config=", "--now=")
+
+EXIT_INTERNAL = 70
+
+
+def hoist_global_options(args: Sequence[str]) -> list[str]:
+    """Move global options that follow the command name in front of it."""
+    args = list(args)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return args
+        if arg in GLOBAL_VALUED:
+            i += 2
+        elif arg.startswith("-"):
+            i += 1
+        else:
+            break
+    if i >= len(args):
+        return args
+    moved: list[str] = []
+    kept: list[str] = []
+    rest = args[i + 1 :]
+    j = 0
+    while j < len(rest):
+        arg = rest[j]
+        if arg == "--":
+            kept.extend(rest[j:])
+            break
+        if arg in GLOBAL_FLAGS or arg.startswith(GLOBAL_ASSIGNED):
+            moved.append(arg)
+        elif arg in GLOBAL_VALUED and j + 1 < len(rest):
+            moved.extend(rest[j : j + 2])
+            j += 1
+        else:
+            kept.append(arg)
+        j += 1
+    return [*args[:i], *moved, args[i], *kept]
+
+
+def error_line(text: str) -> None:
+    sys.stderr.write(f"memcli: error: {' '.join(text.split())}\n")
+
+
+class MemcliGroup(TyperGroup):
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = hoist_global_options(sys.argv[1:] if args is None else args)
+        verbose = any(a in ("-v", "-vv", "-vvv", "--verbose") for a in argv)
+        try:
+            result = super().main(
+                argv,
+                prog_name=prog_name or "memcli",
+                complete_var=complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
+            code = result if isinstance(result, int) else 0
+        except MemcliError as exc:
+            error_line(exc.one_line())
+            code = exc.exit_code
+        except click_exceptions.ClickException as exc:
+            hint = ""
+            ctx = getattr(exc, "ctx", None)
+            if ctx is not None:
+                hint = f" (see `{ctx.command_path} --help`)"
+            error_line(exc.format_message() + hint)
+            code = exc.exit_code
+        except (typer.Abort, KeyboardInterrupt):
+            error_line("interrupted")
+            code = 130
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            error_line(f"cannot use{where}: {exc.strerror or exc}; nothing more was written")
+            code = 3
+        except Exception as exc:  # the last line of defence: one line, not a traceback
+            if verbose:
+                raise
+            error_line(f"internal error ({type(exc).__name__}: {exc}); run with -v for details")
+            code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+app = typer.Typer(
+    cls=MemcliGroup,
+    name="memcli",
+    help=(
+        "Keep an AI agent's file-based memory healthy: MEMORY.md, daily notes in "
+        "memory/YYYY-MM-DD.md and session transcripts.\n\n"
+        "Global options (-w, --config, --now, --json, -q, -v) may come before or after "
+        "the command. Exit codes: 0 ok, 1 problems found, 2 usage, 3 bad data, 4 conflict "
+        "or lock."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"memcli {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    workspace: Annotated[
+        str | None,
+        typer.Option(
+            "-w",
+            "--workspace",
+            metavar="PATH",
+            help="Workspace folder. Default: $MEMCLI_WORKSPACE, the current folder if it holds "
+            "MEMORY.md or memory/, then ~/.openclaw/workspace.",
+        ),
+    ] = None,
+    config: Annotated[
+        str | None,
+        typer.Option("--config", metavar="FILE", help="Config file (default: <workspace>/memcli.toml)."),
+    ] = None,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            "--now",
+            metavar="ISO",
+            help="Pretend it is this time (also $MEMCLI_NOW); every age and date uses it.",
+        ),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only data and errors.")] = False,
+    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail on stderr.")] = 0,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    ctx.obj = GlobalOptions(workspace, config, now, json_output, quiet, verbose)
+
+
+def _register() -> None:
+    from memcli.cli import add, init, listing, status
+
+    app.command("init")(init.init)
+    app.command("status")(status.status)
+    app.command("add")(add.add)
+    app.command("list")(listing.list_entries)
+
+
+_register()

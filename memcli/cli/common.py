@@ -1,0 +1,22 @@
+"""What every command handler needs from the root: options, output, runtime."""
+
+from __future__ import annotations
+
+import typer
+
+from memcli.cli.output import Output
+from memcli.runtime import GlobalOptions, Runtime, open_runtime
+
+
+def options(ctx: typer.Context) -> GlobalOptions:
+    obj = ctx.find_root().obj
+    return obj if isinstance(obj, GlobalOptions) else GlobalOptions()
+
+
+def output(ctx: typer.Context) -> Output:
+    opts = options(ctx)
+    return Output(opts.json, opts.quiet, opts.verbose)
+
+
+def runtime(ctx: typer.Context) -> Runtime:
+    return open_runtime(options(ctx))

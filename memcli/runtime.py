@@ -1,0 +1,83 @@
+"""What every command starts from: the workspace, the policy and `now`.
+
+Built once from the global options; passed down explicitly, never global.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+
+from memcli.config import Policy, config_path, load_policy
+from memcli.errors import UsageError
+from memcli.workspace.layout import discover
+
+
+@dataclass(frozen=True, slots=True)
+class GlobalOptions:
+    workspace: str | None = None
+    config: str | None = None
+    now: str | None = None
+    json: bool = False
+    quiet: bool = False
+    verbose: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    root: Path
+    policy: Policy
+    now: datetime  # timezone-aware
+    config: Path | None
+
+    @property
+    def tz(self) -> tzinfo:
+        return user_timezone(self.policy)
+
+    @property
+    def today(self) -> date:
+        """Today in the user's time zone: the date of the note being written now."""
+        return self.now.astimezone(self.tz).date()
+
+
+def user_timezone(policy: Policy) -> tzinfo:
+    if policy.timezone:
+        import zoneinfo
+
+        return zoneinfo.ZoneInfo(policy.timezone)
+    local = datetime.now().astimezone().tzinfo
+    assert local is not None
+    return local
+
+
+def parse_now(text: str | None, tz: tzinfo, clock: datetime | None = None) -> datetime:
+    """--now / MEMCLI_NOW as an aware datetime; the real clock when absent."""
+    if not text:
+        return clock if clock is not None else datetime.now(tz)
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(
+            f"--now {text!r} is not an ISO date or time",
+            "use e.g. 2026-10-31 or 2026-10-31T09:00+08:00",
+        ) from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=tz)
+
+
+def open_runtime(
+    options: GlobalOptions,
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+    root: Path | None = None,
+) -> Runtime:
+    env = os.environ if environ is None else environ
+    if root is None:
+        root = discover(options.workspace, env, cwd or Path.cwd(), home or Path.home())
+    path = config_path(options.config, env, root)
+    policy = load_policy(path, env)
+    now = parse_now(options.now or env.get("MEMCLI_NOW"), user_timezone(policy))
+    return Runtime(root=root, policy=policy, now=now, config=path)

@@ -1,0 +1,1 @@
+"""All disk I/O: layout, files, locks, transactions, session stores, index."""

@@ -1,0 +1,37 @@
+"""Setting up a workspace: create what is missing, never overwrite what exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memcli.core.roles import CORE_NAMES, MEMORY_DIR
+from memcli.errors import UsageError
+from memcli.workspace.files import create_text, make_dirs
+
+
+def initialise(target: Path, files: dict[str, str]) -> tuple[Path, list[str], list[str]]:
+    """Create `target`, memory/ and each of `files` that does not exist: (root, created, kept)."""
+    target = target.expanduser()
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} exists and is not a folder")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {target}: {exc.strerror}") from None
+    root = target.resolve()
+    created: list[str] = []
+    kept: list[str] = []
+    if (root / MEMORY_DIR).is_dir():
+        kept.append(MEMORY_DIR + "/")
+    else:
+        make_dirs(root / MEMORY_DIR, root)
+        created.append(MEMORY_DIR + "/")
+    for name, text in files.items():
+        exists = (root / name).exists() or (
+            name in CORE_NAMES and any((root / n).exists() for n in CORE_NAMES)
+        )
+        if not exists and create_text(root / name, text, root):
+            created.append(name)
+        else:
+            kept.append(name)
+    return root, created, kept

@@ -1,0 +1,56 @@
+"""A parsed picture of the workspace at one moment: what `core` plans from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.core.entries import Document, Entry, parse
+from memcli.core.roles import MemoryFile
+from memcli.workspace.files import FileState, read_text
+from memcli.workspace.layout import Layout, scan
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    file: MemoryFile
+    state: FileState
+    doc: Document
+
+    @property
+    def chars(self) -> int:
+        return len(self.doc.render())
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    layout: Layout
+    files: tuple[ParsedFile, ...]
+
+    @property
+    def root(self) -> Path:
+        return self.layout.root
+
+    def entries(self) -> Iterator[Entry]:
+        for parsed in self.files:
+            yield from parsed.doc.entries
+
+    def get(self, rel: str) -> ParsedFile | None:
+        return next((p for p in self.files if p.file.rel == rel), None)
+
+
+def read_file(root: Path, file: MemoryFile, max_bytes: int) -> ParsedFile:
+    state, text = read_text(root / file.rel, root, max_bytes)
+    return ParsedFile(file, state, parse(text, file.rel, file.date))
+
+
+def is_memory(file: MemoryFile) -> bool:
+    return file.is_memory
+
+
+def take_snapshot(root: Path, max_bytes: int, select: Callable[[MemoryFile], bool] = is_memory) -> Snapshot:
+    """Read and parse the selected files (memory files by default), refusing bad ones."""
+    layout = scan(root)
+    chosen = [f for f in layout.files if select(f)]
+    return Snapshot(layout, tuple(read_file(root, f, max_bytes) for f in chosen))
