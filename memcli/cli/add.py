@@ -15,7 +15,7 @@ from memcli.errors import UsageError
 from memcli.workspace.files import read_text, remove_stale_temp_files
 from memcli.workspace.layout import scan
 from memcli.workspace.lock import WorkspaceLock
-from memcli.workspace.notes import append_or_create
+from memcli.workspace.notes import append_or_create, check_appendable
 
 
 def add(
@@ -40,6 +40,7 @@ def add(
     out = output(ctx)
     rel = daily_note_rel(run.today)
     entry = as_bullet(body, pinned=pin, importance=importance)
+    check_appendable(run.root, rel, run.policy.max_file_bytes)
     with WorkspaceLock(run.root, "add", run.policy.lock_timeout_seconds) as lock:
         if lock.stale is not None:
             out.note(f"took over the lock left by {lock.stale.describe()}, which no longer runs")

@@ -45,6 +45,7 @@ _LIST_ITEM = re.compile(r"( {0,3})([-+*]|\d{1,9}[.)])(?=[ \t]|$)")
 _CHECKBOX = re.compile(r"\[([ xX])\](?=[ \t]|$)")
 _QUOTE = re.compile(r" {0,3}>")
 _TABLE_DELIM = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _HTML_1 = re.compile(r" {0,3}<(script|pre|style|textarea)(?:[ \t>]|$)", re.IGNORECASE)
 _HTML_1_END = re.compile(r"</(?:script|pre|style|textarea)>", re.IGNORECASE)
 _HTML_SIMPLE_STARTS = (
@@ -216,7 +217,7 @@ def _make_lines(contents: Sequence[str]) -> list[_Line]:
     for content in contents:
         cols = _columns(content)
         stripped = cols.lstrip(" ")
-        blank = not stripped.strip()
+        blank = not stripped.strip(" ")  # CommonMark: only spaces and tabs make a line blank
         out.append(_Line(cols, blank, len(cols) - len(stripped), "" if blank else stripped[0]))
     return out
 
@@ -253,6 +254,22 @@ def _html_start(text: str, interrupting: bool) -> str | None:
     if not interrupting and _HTML_7.match(text):
         return ""
     return None
+
+
+def _table_cells(text: str) -> int:
+    """Number of cells in a table row: unescaped pipes split it, edge pipes are optional."""
+    row = text.strip()
+    row = row.removeprefix("|")
+    if row.endswith("|") and not row.endswith("\\|"):
+        row = row[:-1]
+    return len(_CELL_SPLIT.split(row))
+
+
+def _is_paragraph_text(text: str, in_paragraph: bool) -> bool:
+    """True when a container's content line is paragraph text, which lazy lines may continue."""
+    return not (
+        _ATX.match(text) or _RULE.match(text) or _html_start(text, interrupting=in_paragraph) is not None
+    )
 
 
 def _list_marker(line: _Line) -> tuple[int, bool] | None:
@@ -406,12 +423,30 @@ class _Scanner:
         return end_line
 
     def quote(self, i: int) -> int:
-        j = i + 1
+        """`>` lines, and lazy lines while a paragraph inside the quote is open."""
+        paragraph_open = False
+        fence: tuple[str, int] | None = None
+        j = i
         while j < self.n:
             line = self.lines[j]
             if line.blank:
                 break
-            if not (line.first == ">" and line.indent <= 3) and _starts_block(line, True):
+            if line.first == ">" and line.indent <= 3:
+                inner = line.raw[line.indent + 1 :].removeprefix(" ")
+                if fence is not None:
+                    if _is_fence_close(inner, *fence):
+                        fence = None
+                    paragraph_open = False
+                else:
+                    fence = _open_fence(inner)
+                    code = not paragraph_open and _indent(inner) >= 4
+                    paragraph_open = (
+                        bool(inner.strip(" "))
+                        and fence is None
+                        and not code
+                        and _is_paragraph_text(inner, paragraph_open)
+                    )
+            elif not paragraph_open or _starts_block(line, True):
                 break
             j += 1
         self.emit("quote", i, j)
@@ -424,6 +459,8 @@ class _Scanner:
             and "|" in self.lines[i + 1].raw
             and self.lines[i + 1].first in "|:-"
             and _TABLE_DELIM.match(self.lines[i + 1].raw) is not None
+            # GFM: no table unless the header row has as many cells as the delimiter row.
+            and _table_cells(self.lines[i].raw) == _table_cells(self.lines[i + 1].raw)
         )
 
     def table(self, i: int) -> int:
@@ -456,7 +493,7 @@ class _Scanner:
         """A list item runs while lines are indented to its content, or lazily continue it."""
         first_text = self.lines[i].raw[width:] if not empty else ""
         fence: tuple[str, int] | None = _open_fence(first_text) if first_text else None
-        paragraph_open = bool(first_text.strip()) and fence is None
+        paragraph_open = bool(first_text.strip()) and fence is None and _is_paragraph_text(first_text, False)
         last = i
         j = i + 1
         while j < self.n:
@@ -474,9 +511,10 @@ class _Scanner:
                         fence = None
                 else:
                     fence = _open_fence(inner.lstrip(" ")) if line.first in "`~" else None
-                    paragraph_open = fence is None and not (
-                        line.first == "#" and _ATX.match(inner.lstrip(" "))
-                    )
+                    # An indented code block cannot interrupt a paragraph, so 4+ columns only
+                    # make code (which lazy lines never continue) when no paragraph is open.
+                    code = not paragraph_open and _indent(inner) >= 4
+                    paragraph_open = fence is None and not code and _is_paragraph_text(inner, paragraph_open)
                 last = j
                 j += 1
                 continue
@@ -521,7 +559,7 @@ def scan_blocks(contents: Sequence[str]) -> list[Block]:
 
 # --- entries ----------------------------------------------------------------------
 
-_MARKDOWN_LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
+_MARKDOWN_LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]*)?")
 
 
 def entry_body(text: str, kind: str) -> str:

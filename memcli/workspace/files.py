@@ -70,7 +70,8 @@ def _check_regular(path: Path, st: os.stat_result, root: Path | None, max_bytes:
 def read_state(path: Path, root: Path, max_bytes: int) -> FileState:
     real = resolve_inside(path, root)
     try:
-        fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        _check_regular(path, os.stat(real), root, max_bytes)
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         raise DataError(f"{display(path, root)} does not exist") from None
     except PermissionError:

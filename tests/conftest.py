@@ -1,0 +1,119 @@
+"""Shared fixtures. Every test runs with a temporary HOME and no MEMCLI_* settings,
+so no test can touch a real workspace or depend on the developer's environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from typer.testing import CliRunner, Result
+
+from memcli.cli.app import app
+
+# CI machines are slow and shared: no per-example deadline, same examples everywhere.
+settings.register_profile(
+    "memcli", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("memcli")
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpus"
+SAMPLE = REPO / "sample-workspace"
+NOW = "2026-10-31T09:00:00+08:00"
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path_factory.mktemp("home")
+    for var in list(os.environ):
+        if var.startswith("MEMCLI_") or var in ("OPENCLAW_STATE_DIR",):
+            monkeypatch.delenv(var)
+    monkeypatch.setenv("HOME", str(home))
+    yield home
+
+
+def corpus_workspaces() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if p.is_dir())
+
+
+def copy_tree(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, symlinks=True)
+    for dirpath, dirnames, filenames in os.walk(dst):
+        for name in dirnames + filenames:
+            os.chmod(os.path.join(dirpath, name), 0o755 if name in dirnames else 0o644)
+    os.chmod(dst, 0o755)
+    return dst
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under root with its bytes (to prove that nothing changed)."""
+    out = {}
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            path = Path(dirpath) / name
+            if not path.is_symlink():
+                out[path.relative_to(root).as_posix()] = path.read_bytes()
+    return out
+
+
+def tree_state(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Bytes, mtime and mode of every file: a stricter 'untouched' check."""
+    out = {}
+    for dirpath, _, filenames in os.walk(root):
+        for name in filenames:
+            path = Path(dirpath) / name
+            if not path.is_symlink():
+                st = path.stat()
+                out[path.relative_to(root).as_posix()] = (path.read_bytes(), st.st_mtime_ns, st.st_mode)
+    return out
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """A private copy of sample-workspace/."""
+    return copy_tree(SAMPLE, tmp_path / "sample")
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """A small bilingual workspace."""
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text(
+        "# MEMORY.md\n\n## Preferences\n\n- 我喜欢用 pnpm，不要用 npm\n- I prefer dark mode #pin\n",
+        encoding="utf-8",
+    )
+    (root / "memory" / "2026-10-29.md").write_text(
+        "# 2026-10-29\n\n- **09:10** — deployed atlas-api on port 8080\n- 好的\n", encoding="utf-8"
+    )
+    (root / "memory" / "2026-10-30.md").write_text(
+        "# 2026-10-30\n\n- [ ] 评审定在 11 月 12 日\n", encoding="utf-8"
+    )
+    return root
+
+
+Invoke = Callable[..., Result]
+
+
+@pytest.fixture
+def cli() -> Invoke:
+    """Run memcli in-process: cli("status", "-w", path) -> Result (stdout and stderr apart)."""
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+        return runner.invoke(app, list(args), input=input, env=env)
+
+    return invoke
+
+
+def as_json(result: Result) -> Any:
+    assert result.exit_code == 0, (result.exit_code, result.stdout, result.stderr)
+    return json.loads(result.stdout)
