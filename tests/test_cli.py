@@ -59,6 +59,11 @@ def test_help_teaches_each_command(cli: Invoke) -> None:
         assert sub.exit_code == 0 and "Usage:" in sub.stdout
 
 
+def test_no_arguments_prints_the_help(cli: Invoke) -> None:
+    result = cli()
+    assert result.exit_code == 0 and "Commands:" in result.stdout and result.stderr == ""
+
+
 def test_usage_errors_exit_2_with_one_line(cli: Invoke, ws: Path) -> None:
     for args in (["frobnicate"], ["list", "--bogus"], ["-w", str(ws), "--now", "yesterday-ish", "status"]):
         result = cli(*args)

@@ -92,6 +92,9 @@ class MemcliGroup(TyperGroup):
         except MemcliError as exc:
             error_line(exc.one_line())
             code = exc.exit_code
+        except click_exceptions.NoArgsIsHelpError as exc:
+            sys.stdout.write(exc.ctx.get_help() + "\n" if exc.ctx else "")
+            code = 0
         except click_exceptions.ClickException as exc:
             hint = ""
             ctx = getattr(exc, "ctx", None)
