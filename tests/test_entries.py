@@ -674,3 +674,17 @@ def test_entry_fields_are_filled() -> None:
         done=False,
     )
     assert entry.body == "用 pnpm"
+
+
+def test_markers_inside_code_do_not_count_and_importance_must_be_1_to_10() -> None:
+    doc = parse(
+        "- a `#pin` in code\n- b #pin\n- c <!-- importance: 99 -->\n- d <!-- importance: 7 -->\n"
+        "- e\n  ```\n  #pin <!-- importance: 9 -->\n  ```\n"
+    )
+    assert [(e.pinned, e.importance) for e in doc.entries] == [
+        (False, None),
+        (True, None),
+        (False, None),
+        (False, 7),
+        (False, None),
+    ]

@@ -43,7 +43,6 @@ _SETEXT = re.compile(r" {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"( {0,3})([-+*]|\d{1,9}[.)])(?=[ \t]|$)")
 _CHECKBOX = re.compile(r"\[([ xX])\](?=[ \t]|$)")
-_QUOTE = re.compile(r" {0,3}>")
 _TABLE_DELIM = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _HTML_1 = re.compile(r" {0,3}<(script|pre|style|textarea)(?:[ \t>]|$)", re.IGNORECASE)
@@ -617,6 +616,27 @@ def heading_stamp(section: Iterable[Heading]) -> tuple[date | None, str | None]:
     return day, clock
 
 
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_FENCE_LINE = re.compile(r"\s*(`{3,}|~{3,})")
+
+
+def outside_code(text: str) -> str:
+    """The entry's text without fenced code and code spans: where markers count."""
+    kept = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+            continue
+        if fence is not None:
+            if line.strip().startswith(fence) and not line.strip().strip(fence[0]):
+                fence = None
+            continue
+        kept.append(_CODE_SPAN.sub("", line))
+    return "\n".join(kept)
+
+
 def _make_entry(
     block: Block,
     contents: Sequence[str],
@@ -635,7 +655,9 @@ def _make_entry(
             clock = clock or h_clock
         elif clock is None and (day is None or day == h_day):
             clock = h_clock
-    importance = IMPORTANCE_MARKER.search(text)
+    markers = outside_code(text) if block.kind != "code" else ""
+    importance = IMPORTANCE_MARKER.search(markers)
+    level = int(importance.group(1)) if importance else None
     done = None
     if block.kind == "task":
         box = _CHECKBOX.search(raw[0])
@@ -650,8 +672,8 @@ def _make_entry(
         time=clock,
         kind=block.kind,
         text=text,
-        importance=int(importance.group(1)) if importance else None,
-        pinned=PIN_MARKER.search(text) is not None,
+        importance=level if level is not None and 1 <= level <= 10 else None,
+        pinned=PIN_MARKER.search(markers) is not None,
         done=done,
     )
 
