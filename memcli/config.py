@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memcli.core.policy import POLICY_FIELDS, Policy
+from memcli.core.rules import SIGNAL_NAMES, RuleOverride
 from memcli.errors import ConfigError
 from memcli.workspace.files import read_config_text
 
@@ -21,47 +22,6 @@ CONFIG_NAME = "memcli.toml"
 ENV_PREFIX = "MEMCLI_"
 # MEMCLI_* variables that are options of the command line, not policy keys.
 ENV_OPTIONS = frozenset({"MEMCLI_WORKSPACE", "MEMCLI_CONFIG", "MEMCLI_NOW"})
-
-MiB = 1 << 20
-
-
-def _key(default: Any, doc: str, minimum: float | None = 0, maximum: float | None = None) -> Any:
-    return field(default=default, metadata={"doc": doc, "min": minimum, "max": maximum})
-
-
-@dataclass(frozen=True)
-class Policy:
-    half_life_days: float = _key(30.0, "days for an entry's importance to halve (decay)", 0.001)
-    stale_below: float = _key(1.0, "an entry is stale when its decayed score falls below this")
-    short_term_days: int = _key(7, "the short-term window; older daily notes get summarised")
-    core_unused_days: int = _key(30, "a MEMORY.md entry not mentioned for this long is demoted")
-    task_archive_hours: float = _key(24.0, "a finished task note is archived this long after done")
-    promote_score: float = _key(5.0, "score from which an entry belongs in MEMORY.md (L4 core)")
-    task_score: float = _key(2.0, "score from which an entry is task memory (L3)")
-    session_score: float = _key(0.0, "score from which an entry is session memory (L2)", None)
-    promote_mentions: int = _key(3, "days a fact must be mentioned on to be promoted", 1)
-    promote_tasks: int = _key(3, "tasks that must reference a fact for it to be promoted", 1)
-    dedupe_threshold: float = _key(0.80, "similarity (0-1) from which two entries are duplicates", 0.01, 1)
-    core_max_chars: int = _key(12_000, "MEMORY.md budget in characters (OpenClaw's smallest cap)", 1)
-    max_removal_share: float = _key(0.25, "a plan removing more of a file's entries needs --force", 0, 1)
-    context_window: int = _key(200_000, "the model's context window when a session does not say", 1)
-    reserve_tokens_floor: int = _key(20_000, "tokens kept free for the reply (flush threshold)")
-    soft_threshold_tokens: int = _key(4_000, "flush this many tokens before the reserve is reached")
-    reserve_tokens: int = _key(20_000, "compaction starts when context exceeds window minus this")
-    keep_recent_tokens: int = _key(20_000, "tokens of recent transcript compaction keeps verbatim")
-    force_flush_transcript_bytes: int = _key(2 * MiB, "a transcript this large is flushed anyway")
-    gc_every_turns: int = _key(10, "watch: run a light gc every this many turns", 1)
-    summary_every_turns: int = _key(20, "summarise long conversations every this many turns", 1)
-    timezone: str = _key("", "IANA time zone of the user's dates; empty means the host's", None)
-    open_days: int = _key(2, "today's and yesterday's notes are only appended to (2 = both)")
-    max_file_bytes: int = _key(10 * MiB, "notes larger than this are refused as bad input", 1)
-    lock_timeout_seconds: float = _key(10.0, "how long to wait for another memcli to finish")
-
-    def replace(self, **changes: Any) -> Policy:
-        return validate(dataclasses.replace(self, **changes), "flags")
-
-
-POLICY_FIELDS = {f.name: f for f in dataclasses.fields(Policy)}
 
 
 def _coerce(name: str, value: Any, source: str) -> Any:
@@ -126,10 +86,56 @@ def values_from_toml(text: str, source: str) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source} is not valid TOML: {exc}", "fix the line it names") from None
-    unknown = [k for k in data if k not in POLICY_FIELDS]
+    unknown = [k for k in data if k not in POLICY_FIELDS and k != "rules"]
     if unknown:
         raise _unknown(unknown, source)
-    return {k: _coerce(k, v, source) for k, v in data.items()}
+    values = {k: _coerce(k, v, source) for k, v in data.items() if k != "rules"}
+    if "rules" in data:
+        values["rules"] = rule_overrides(data["rules"], source)
+    return values
+
+
+RULE_KEYS = ("points", "cues", "add")
+
+
+def rule_overrides(table: Any, source: str) -> tuple[RuleOverride, ...]:
+    """`[rules.<signal>]` tables: points, cues (replace the list) and add (extend it)."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: rules must be a table of [rules.<signal>] tables")
+    unknown = [k for k in table if k not in SIGNAL_NAMES]
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown rule signal{'s' if len(unknown) > 1 else ''} {', '.join(sorted(unknown))}",
+            f"signals are {', '.join(SIGNAL_NAMES)}",
+        )
+    out = []
+    for name, spec in table.items():
+        where = f"{source}: rules.{name}"
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where} must be a table with {', '.join(RULE_KEYS)}")
+        bad = [k for k in spec if k not in RULE_KEYS]
+        if bad:
+            raise ConfigError(f"{where}: unknown key{'s' if len(bad) > 1 else ''} {', '.join(sorted(bad))}")
+        points = spec.get("points")
+        if points is not None and (isinstance(points, bool) or not isinstance(points, int | float)):
+            raise ConfigError(f"{where}.points must be a number, got {points!r}")
+        lists = {}
+        for key in ("cues", "add"):
+            value = spec.get(key)
+            if value is not None and (
+                not isinstance(value, list) or not all(isinstance(c, str) and c for c in value)
+            ):
+                raise ConfigError(f"{where}.{key} must be a list of non-empty strings")
+            lists[key] = tuple(value) if value is not None else None
+        out.append(
+            RuleOverride(
+                name,
+                None if points is None else float(points),
+                lists["cues"],
+                lists["add"] or (),
+            )
+        )
+    return tuple(out)
 
 
 def values_from_env(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -172,8 +178,13 @@ def load_policy(
     values.update(values_from_env(environ))
     policy = validate(Policy(**values), "configuration")
     if overrides:
-        policy = policy.replace(**overrides)
+        policy = with_flags(policy, overrides)
     return policy
+
+
+def with_flags(policy: Policy, overrides: Mapping[str, Any]) -> Policy:
+    """Command-line flags over everything else, validated like the file's values."""
+    return validate(dataclasses.replace(policy, **overrides), "flags")
 
 
 def default_toml() -> str:
@@ -189,4 +200,12 @@ def default_toml() -> str:
         lines.append(f"# {f.metadata['doc']}")
         lines.append(f"# {name} = {shown}")
         lines.append("")
+    lines += [
+        "# Scoring rules: change a signal's points, replace its cues, or add cues.",
+        f"# Signals: {', '.join(SIGNAL_NAMES)}.",
+        "# [rules.preference]",
+        "# points = 3",
+        '# add = ["我倾向", "I tend to"]',
+        "",
+    ]
     return "\n".join(lines)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 
-from memcli.config import Policy, config_path, load_policy
+from memcli.config import config_path, load_policy
+from memcli.core.policy import Policy
 from memcli.errors import UsageError
 from memcli.workspace.layout import discover
 

@@ -597,6 +597,18 @@ def leading_stamp(body: str) -> tuple[date | None, str | None]:
     return day, clock
 
 
+_STAMP_TAIL = re.compile(r"[\s*_\])】]*(?:[—–|:-]+[ \t]*)?")
+
+
+def strip_leading_stamp(body: str) -> str:
+    """The entry's words without the timestamp it opens with (`**07:01** — deployed` → `deployed`)."""
+    m = _LEADING_STAMP.match(body)
+    if not m or (m.group(1) is None and m.group(4) is None):
+        return body
+    tail = _STAMP_TAIL.match(body, m.end())
+    return body[tail.end() if tail else m.end() :]
+
+
 def heading_stamp(section: Iterable[Heading]) -> tuple[date | None, str | None]:
     """The innermost date and time that the enclosing headings carry."""
     day: date | None = None

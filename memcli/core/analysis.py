@@ -1,0 +1,140 @@
+"""Every entry of a workspace assessed: score, tier, decay, mentions, staleness.
+
+This is where the scoring rules, decay and duplicate groups meet; `list`,
+`dedupe` and the gc planner read its result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from memcli.core.decay import age_days, decayed_score, is_stale
+from memcli.core.entries import Document, Entry
+from memcli.core.policy import Policy
+from memcli.core.roles import MemoryFile, Role
+from memcli.core.rules import Rules
+from memcli.core.scoring import Scored, Tier, score_text, scoring_text, tier_of
+from memcli.core.similarity import Group, Item, duplicate_groups
+
+# Entries compared for duplicates; code, tables and HTML are kept as they are.
+DEDUPE_KINDS = frozenset({"bullet", "task", "paragraph", "quote"})
+
+
+@dataclass(frozen=True, slots=True)
+class Assessed:
+    entry: Entry
+    role: Role
+    scored: Scored
+    tier: Tier
+    decayed: float
+    stale: bool
+    evergreen: bool
+    mentions: int
+    first_seen: date | None
+    last_seen: date | None
+    group: int | None  # index into Analysis.groups
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateGroup:
+    keep: int  # index into Analysis.assessed
+    duplicates: tuple[tuple[int, float], ...]
+    mentions: int
+    first_seen: date | None
+    last_seen: date | None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    assessed: tuple[Assessed, ...]
+    groups: tuple[DuplicateGroup, ...]
+
+
+def find_duplicates(
+    files: Sequence[tuple[MemoryFile, Document]], rules: Rules, threshold: float
+) -> tuple[list[tuple[MemoryFile, Entry]], list[DuplicateGroup]]:
+    """All entries in order, and the duplicate groups among them (indices into that list)."""
+    entries = [(f, e) for f, doc in files for e in doc.entries]
+    routine = rules["routine"]
+    picked: list[int] = []
+    items: list[Item] = []
+    for i, (f, e) in enumerate(entries):
+        if e.kind not in DEDUPE_KINDS:
+            continue
+        picked.append(i)
+        items.append(
+            Item(
+                text=e.text,
+                date=e.date if f.role is not Role.CORE else None,
+                in_core=f.role is Role.CORE,
+                routine=routine.find(scoring_text(e.text)) is not None,
+                done=e.done,
+            )
+        )
+    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold)]
+    return entries, groups
+
+
+def _lift(group: Group, picked: list[int]) -> DuplicateGroup:
+    return DuplicateGroup(
+        keep=picked[group.keep],
+        duplicates=tuple((picked[i], s) for i, s in group.duplicates),
+        mentions=group.mentions,
+        first_seen=group.first_seen,
+        last_seen=group.last_seen,
+    )
+
+
+def analyse(
+    files: Sequence[tuple[MemoryFile, Document]], policy: Policy, rules: Rules, now_local: datetime
+) -> Analysis:
+    """Assess every entry at `now_local` (naive, in the user's time zone)."""
+    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold)
+    membership: dict[int, int] = {}
+    for n, group in enumerate(groups):
+        membership[group.keep] = n
+        for i, _ in group.duplicates:
+            membership[i] = n
+    core_groups = {
+        n
+        for n, group in enumerate(groups)
+        if any(entries[i][0].role is Role.CORE for i in (group.keep, *(d for d, _ in group.duplicates)))
+    }
+    today = now_local.date()
+    assessed: list[Assessed] = []
+    for i, (file, entry) in enumerate(entries):
+        g = membership.get(i)
+        in_core = file.role is Role.CORE
+        mentions: int = 0
+        first: date | None = None
+        last: date | None = None
+        if g is not None:
+            mentions, first, last = groups[g].mentions, groups[g].first_seen, groups[g].last_seen
+        elif entry.date is not None and not in_core:
+            mentions, first, last = 1, entry.date, entry.date
+        scored = score_text(
+            entry.text,
+            rules,
+            kind=entry.kind,
+            importance=entry.importance,
+            today=today,
+            written=entry.date,
+            mentions=mentions,
+            repeats_core=g in core_groups and not in_core,
+        )
+        evergreen = file.evergreen or entry.pinned
+        age = 0.0 if evergreen else age_days(entry.date, entry.time, now_local)
+        decayed = decayed_score(scored.score, age, policy.half_life_days, evergreen)
+        if in_core:
+            tier = Tier.CORE
+            stale = last is not None and (today - last).days > policy.core_unused_days and not entry.pinned
+        else:
+            tier = tier_of(scored, policy, mentions)
+            stale = not entry.pinned and is_stale(decayed, policy.stale_below)
+        assessed.append(
+            Assessed(entry, file.role, scored, tier, decayed, stale, evergreen, mentions, first, last, g)
+        )
+    lifted = tuple(groups)
+    return Analysis(tuple(assessed), lifted)

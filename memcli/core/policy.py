@@ -1,0 +1,54 @@
+"""The frozen policy every decision is made under (SPEC §12 defaults).
+
+Loading it (memcli.toml, MEMCLI_* variables, flags) is memcli.config's job;
+this module only says what the settings are and what they default to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.core.rules import RuleOverride
+
+MiB = 1 << 20
+
+
+def _key(default: Any, doc: str, minimum: float | None = 0, maximum: float | None = None) -> Any:
+    return field(default=default, metadata={"doc": doc, "min": minimum, "max": maximum})
+
+
+@dataclass(frozen=True)
+class Policy:
+    half_life_days: float = _key(30.0, "days for an entry's importance to halve (decay)", 0.001)
+    stale_below: float = _key(1.0, "an entry is stale when its decayed score falls below this")
+    short_term_days: int = _key(7, "the short-term window; older daily notes get summarised")
+    core_unused_days: int = _key(30, "a MEMORY.md entry not mentioned for this long is demoted")
+    task_archive_hours: float = _key(24.0, "a finished task note is archived this long after done")
+    promote_score: float = _key(5.0, "score from which an entry belongs in MEMORY.md (L4 core)")
+    task_score: float = _key(2.0, "score from which an entry is task memory (L3)")
+    session_score: float = _key(0.0, "score from which an entry is session memory (L2)", None)
+    promote_mentions: int = _key(3, "days a fact must be mentioned on to be promoted", 1)
+    promote_tasks: int = _key(3, "tasks that must reference a fact for it to be promoted", 1)
+    dedupe_threshold: float = _key(0.80, "similarity (0-1) from which two entries are duplicates", 0.01, 1)
+    core_max_chars: int = _key(12_000, "MEMORY.md budget in characters (OpenClaw's smallest cap)", 1)
+    max_removal_share: float = _key(0.25, "a plan removing more of a file's entries needs --force", 0, 1)
+    context_window: int = _key(200_000, "the model's context window when a session does not say", 1)
+    reserve_tokens_floor: int = _key(20_000, "tokens kept free for the reply (flush threshold)")
+    soft_threshold_tokens: int = _key(4_000, "flush this many tokens before the reserve is reached")
+    reserve_tokens: int = _key(20_000, "compaction starts when context exceeds window minus this")
+    keep_recent_tokens: int = _key(20_000, "tokens of recent transcript compaction keeps verbatim")
+    force_flush_transcript_bytes: int = _key(2 * MiB, "a transcript this large is flushed anyway")
+    gc_every_turns: int = _key(10, "watch: run a light gc every this many turns", 1)
+    summary_every_turns: int = _key(20, "summarise long conversations every this many turns", 1)
+    timezone: str = _key("", "IANA time zone of the user's dates; empty means the host's", None)
+    open_days: int = _key(2, "today's and yesterday's notes are only appended to (2 = both)")
+    max_file_bytes: int = _key(10 * MiB, "notes larger than this are refused as bad input", 1)
+    lock_timeout_seconds: float = _key(10.0, "how long to wait for another memcli to finish")
+
+    rules: tuple[RuleOverride, ...] = field(default=(), metadata={"doc": "[rules] overrides", "table": True})
+
+
+# Scalar settings (one `key = value` each); tables such as [rules] are handled apart.
+POLICY_FIELDS = {f.name: f for f in dataclasses.fields(Policy) if not f.metadata.get("table")}

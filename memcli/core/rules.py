@@ -1,0 +1,216 @@
+"""The bilingual cue lexicon behind the importance score (SPEC §3).
+
+Every signal is a list of cues in Chinese and English plus, where words are not
+enough, regular expressions (paths, versions, numbers). English cues match
+whole words, Chinese cues match as substrings, both after NFKC and case-folding.
+`memcli.toml` can change a signal's points, replace its cues or add to them:
+
+    [rules.preference]
+    points = 2
+    add = ["我倾向", "I tend to"]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class RuleOverride:
+    """One `[rules.<signal>]` table: new points, a replacement cue list, extra cues."""
+
+    signal: str
+    points: float | None = None
+    cues: tuple[str, ...] | None = None
+    add: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    points: float
+    cues: tuple[str, ...]
+    patterns: tuple[str, ...] = ()
+    matcher: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "points", float(self.points))
+        object.__setattr__(self, "matcher", compile_cues(self.cues, self.patterns))
+
+    def find(self, text: str) -> str | None:
+        """The first cue found in (normalised) text, or None."""
+        m = self.matcher.search(text)
+        return m.group(0).strip() if m else None
+
+
+def _cue_regex(cue: str) -> str:
+    escaped = re.escape(cue.casefold())
+    head = r"(?<![a-z0-9_])" if cue[:1].isascii() and cue[:1].isalnum() else ""
+    tail = r"(?![a-z0-9_])" if cue[-1:].isascii() and cue[-1:].isalnum() else ""
+    return head + escaped + tail
+
+
+def compile_cues(cues: Iterable[str], patterns: Iterable[str] = ()) -> re.Pattern[str]:
+    """One regex for a whole cue list: longest cues first so the reported cue is the fullest."""
+    parts = [_cue_regex(c) for c in sorted(set(cues), key=len, reverse=True) if c]
+    parts.extend(patterns)
+    return re.compile("|".join(parts) if parts else r"(?!x)x")
+
+
+# --- the lexicon -------------------------------------------------------------------------
+
+# fmt: off
+PREFERENCE = (
+    "我喜欢", "我不喜欢", "喜欢用", "我习惯", "习惯用", "我偏好", "偏好", "讨厌", "不要", "别用", "别再",
+    "请用", "请不要", "尽量", "我希望", "我更喜欢", "更喜欢", "宁可", "我用", "我使用", "我一般用", "记得",
+    "一律", "统一用", "千万别", "不许", "i prefer", "prefers", "prefer", "preferred", "i like", "likes",
+    "i love", "i hate", "i use", "i'm on", "i am on", "always", "never", "don't", "do not", "dont",
+    "please use", "please don't", "avoid", "mind the", "make sure", "i want", "i'd rather", "rather than",
+    "i usually",
+)
+
+DECISION = (
+    "决定", "决策", "选择", "选定", "改用", "采用", "换成", "定了", "确定用", "就用", "拍板", "敲定",
+    "decided", "decide", "decision", "chose", "chosen", "we will use", "we'll use", "going with",
+    "settled on", "switch to", "switched to", "adopt", "adopted", "opted for", "agreed to", "agreed on",
+)
+
+URGENCY = (
+    "紧急", "重要", "关键", "务必", "马上", "立刻", "尽快", "严重", "高优先级", "十万火急", "urgent",
+    "important", "critical", "asap", "immediately", "blocker", "blocking", "high priority", "p0", "severe",
+    "showstopper",
+)
+
+TASK = (
+    "任务", "目标", "要求", "验收", "截止", "需求", "待办", "里程碑", "交付", "必须", "task", "goal",
+    "must", "requirement", "requirements", "deadline", "due", "todo", "to-do", "acceptance", "milestone",
+    "deliverable", "objective", "need to", "needs to",
+)
+
+ENVIRONMENT = (
+    "系统", "环境", "路径", "端口", "版本", "配置", "目录", "反斜杠", "斜杠", "服务器", "数据库", "终端",
+    "命令行", "环境变量", "windows", "macos", "mac", "macbook", "linux", "ubuntu", "debian", "centos",
+    "fedora", "wsl", "android", "ios", "git", "github", "gitlab", "docker", "kubernetes", "k8s", "node",
+    "node.js", "nodejs", "npm", "pnpm", "yarn", "python", "pip", "poetry", "conda", "golang", "rust",
+    "cargo", "java", "maven", "gradle", "redis", "postgres", "postgresql", "mysql", "sqlite", "mongodb",
+    "nginx", "vscode", "vs code", "vim", "neovim", "emacs", "zsh", "bash", "homebrew", "brew", "nvm",
+    "jest", "eslint", "prettier", "terraform", "aws", "gcp", "azure", "kafka", "rabbitmq", "elasticsearch",
+    "chrome", "firefox", "safari", "ollama", "openclaw", "sentry", "webdav", "ssh", "env var",
+    "environment variable", "port", "path", "config", "version",
+)
+
+ENVIRONMENT_PATTERNS = (
+    r"https?://\S+",
+    r"(?<![\w])[a-z]:\\",  # C:\
+    r"(?:~|\.{1,2})?/(?:users|home|etc|var|opt|usr|tmp|srv)/",
+    r"~/[\w.-]+",
+    r"%\w+%",
+    r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?![\w.])",  # versions with two dots
+    r"(?<![\w.])v\d+(?:\.\d+)?(?![\w.])",  # v3, v2.1
+    r"(?:port|端口)\s*[:：]?\s*\d{2,5}",
+    r"(?<=[a-z0-9]):\d{2,5}(?!\d)",
+    r"(?<![\w.])\.(?:md|json|ya?ml|toml|ini|env|py|ts|js|sh|go|rs|sql|lock|conf)(?![\w])",
+    r"(?<![\w.])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w])",  # snake_case identifiers
+    r"(?<![\w.])[a-z]+\.[a-z]+(?:\.[a-z]+)*\s*=",  # config keys: core.autocrlf=
+    r"`[^`\s]+`",  # anything in code spans
+)
+
+DATA_PATTERNS = (
+    r"\d+(?:[.,/:]\d+)*",
+    r"[零一二三四五六七八九十两百千万亿]+\s*(?:个|天|次|小时|分钟|秒|周|月|年|元|块|岁|人|条|页|倍)",
+    r"[$¥€£]",
+)
+
+KNOWLEDGE = (
+    "学到", "学会", "踩坑", "坑", "注意", "教训", "原来", "发现", "经验", "心得", "记录一下", "提醒",
+    "lesson", "lessons", "learned", "learnt", "gotcha", "til", "note:", "pitfall", "turns out", "caveat",
+    "beware", "tip:", "insight", "heads up", "watch out",
+)
+
+LONG_LIVED = (
+    "以后", "今后", "从现在起", "从今以后", "长期", "永久", "一直", "每次", "始终", "往后", "from now on",
+    "going forward", "in future", "in the future", "permanently", "every time", "for good",
+)
+
+SHORT_LIVED = (
+    "今天", "刚才", "刚刚", "暂时", "临时", "这次", "本次", "目前先", "这会儿", "当前", "today", "just now",
+    "temporarily", "for now", "this time", "right now", "at the moment",
+)
+
+SCHEDULED = (
+    "定在", "安排在", "计划", "截止", "到期", "预计", "届时", "之前完成", "前完成", "约在", "deadline",
+    "due", "scheduled", "planned", "expires", "until", "meeting on", "review on",
+)
+
+PLEASANTRIES = (
+    "好的", "好滴", "好嘞", "好", "明白了", "明白", "谢谢", "多谢", "感谢", "收到", "嗯嗯", "嗯", "哈哈",
+    "没问题", "了解", "知道了", "辛苦了", "可以", "行", "ok", "okay", "k", "thanks", "thank you", "thx",
+    "ty", "got it", "sure", "cool", "nice", "great", "noted", "roger", "yes", "yep", "yeah", "no problem",
+    "np", "alright", "sounds good", "will do", "understood", "perfect", "awesome", "lol",
+)
+
+REMEMBER = (
+    "记住", "记下来", "记下", "请记住", "牢记", "别忘了", "不要忘记", "不要忘了", "remember this",
+    "remember:", "remember that", "remember to", "remember", "don't forget", "note to self", "keep in mind",
+)
+
+ROUTINE = (
+    "heartbeat", "health check", "healthcheck", "checked the build", "build green", "all green", "ping ok",
+    "看了一下", "检查了一下", "巡检", "例行", "日常检查", "看了下", "cron ran", "backup ok", "nothing new",
+    "no issues", "无异常", "没有异常", "一切正常", "status ok", "checked the logs", "checked logs",
+    "checked email", "checked inbox", "synced", "同步完成", "daily standup",
+)
+
+# Words that flip a sentence's meaning; two entries that disagree on them are not duplicates.
+NEGATIONS = (
+    "不", "没", "别", "未", "无法", "不再", "never", "not", "no", "don't", "dont", "doesn't", "isn't",
+    "won't", "no longer", "without",
+)
+
+# fmt: on
+
+DEFAULT_SIGNALS = (
+    Signal("preference", 3, PREFERENCE),
+    Signal("decision", 3, DECISION),
+    Signal("urgency", 3, URGENCY),
+    Signal("task", 2, TASK),
+    Signal("environment", 2, ENVIRONMENT, ENVIRONMENT_PATTERNS),
+    Signal("data", 2, (), DATA_PATTERNS),
+    Signal("knowledge", 1, KNOWLEDGE),
+    Signal("long_lived", 1, LONG_LIVED),
+    Signal("short_lived", 0, SHORT_LIVED),
+    Signal("past_due", -1, SCHEDULED),
+    Signal("noise", -1, PLEASANTRIES),
+    Signal("remember", 0, REMEMBER),
+    Signal("routine", 0, ROUTINE),
+)
+SIGNAL_NAMES = tuple(s.name for s in DEFAULT_SIGNALS)
+# Signals that add up into the score (the others are handled by their own rule).
+ADDITIVE = ("preference", "decision", "urgency", "task", "environment", "data", "knowledge")
+
+
+@dataclass(frozen=True)
+class Rules:
+    signals: dict[str, Signal]
+
+    def __getitem__(self, name: str) -> Signal:
+        return self.signals[name]
+
+
+def build_rules(overrides: Iterable[RuleOverride] = ()) -> Rules:
+    signals = {s.name: s for s in DEFAULT_SIGNALS}
+    for o in overrides:
+        base = signals[o.signal]
+        cues = tuple(o.cues) if o.cues is not None else base.cues
+        signals[o.signal] = Signal(
+            base.name,
+            base.points if o.points is None else o.points,
+            cues + tuple(o.add),
+            base.patterns,
+        )
+    return Rules(signals)
+
+
+DEFAULT_RULES = build_rules()
