@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memcli.config import config_path, load_policy
 from memcli.core.policy import Policy
+from memcli.core.rules import Rules, build_rules
 from memcli.errors import UsageError
 from memcli.workspace.layout import discover
 
@@ -42,6 +43,15 @@ class Runtime:
     def today(self) -> date:
         """Today in the user's time zone: the date of the note being written now."""
         return self.now.astimezone(self.tz).date()
+
+    @property
+    def now_local(self) -> datetime:
+        """`now` as a naive wall-clock time in the user's zone, the frame entry dates live in."""
+        return self.now.astimezone(self.tz).replace(tzinfo=None)
+
+    @property
+    def rules(self) -> Rules:
+        return build_rules(self.policy.rules)
 
 
 def user_timezone(policy: Policy) -> tzinfo:

@@ -82,7 +82,9 @@ def test_default_toml_lists_every_key_commented_and_parses_back_to_the_defaults(
         assert f"# {name} = " in text
     assert tomllib.loads(text) == {}
     settings = [
-        line[2:] for line in text.splitlines() if re.match(r"# (\w+) = ", line) and line[2:].split()[0] in POLICY_FIELDS
+        line[2:]
+        for line in text.splitlines()
+        if re.match(r"# (\w+) = ", line) and line[2:].split()[0] in POLICY_FIELDS
     ]
     assert len(settings) == len(POLICY_FIELDS)
     uncommented = "\n".join(settings)

@@ -180,12 +180,14 @@ def root(
 
 
 def _register() -> None:
-    from memcli.cli import add, init, listing, status
+    from memcli.cli import add, dedupe, init, listing, score, status
 
     app.command("init")(init.init)
     app.command("status")(status.status)
     app.command("add")(add.add)
+    app.command("score")(score.score)
     app.command("list")(listing.list_entries)
+    app.command("dedupe")(dedupe.dedupe)
 
 
 _register()

@@ -1,18 +1,27 @@
-"""`memcli list`: every entry with its place, section, date and kind."""
+"""`memcli list`: every entry with its place, section, date, kind, tier and decayed score."""
 
 from __future__ import annotations
 
 import fnmatch
 from datetime import date
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 from memcli.cli.common import output, runtime
 from memcli.cli.output import one_line
-from memcli.core.entries import Entry
+from memcli.core.analysis import Assessed
+from memcli.core.scoring import Tier
 from memcli.errors import UsageError
-from memcli.workspace.snapshot import take_snapshot
+from memcli.services import assess
+
+
+class SortBy(StrEnum):
+    FILE = "file"
+    DECAYED = "decayed"
+    SCORE = "score"
+    DATE = "date"
 
 
 def parse_day(value: str | None, option: str) -> date | None:
@@ -24,76 +33,106 @@ def parse_day(value: str | None, option: str) -> date | None:
         raise UsageError(f"{option} {value!r} is not a date", "use YYYY-MM-DD") from None
 
 
-def entry_json(entry: Entry) -> dict[str, Any]:
-    """The keys every entry-shaped object carries (SPEC §13), plus where it sits."""
+def _iso(day: date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
+def entry_json(a: Assessed) -> dict[str, Any]:
+    """The keys every entry-shaped object carries (SPEC §13), plus where and what it is."""
+    e = a.entry
     return {
-        "id": entry.id,
-        "file": entry.file,
-        "line": entry.first_line,
-        "end_line": entry.last_line,
-        "text": entry.text,
-        "tier": None,
-        "score": None,
-        "decayed": None,
-        "date": entry.date.isoformat() if entry.date else None,
-        "time": entry.time,
-        "mentions": None,
-        "last_seen": None,
-        "kind": entry.kind,
-        "section": entry.section_path,
-        "importance": entry.importance,
-        "pinned": entry.pinned,
-        "done": entry.done,
+        "id": e.id,
+        "file": e.file,
+        "line": e.first_line,
+        "end_line": e.last_line,
+        "text": e.text,
+        "tier": a.tier.value,
+        "score": a.scored.score,
+        "decayed": round(a.decayed, 4),
+        "date": _iso(e.date),
+        "time": e.time,
+        "mentions": a.mentions,
+        "last_seen": _iso(a.last_seen),
+        "first_seen": _iso(a.first_seen),
+        "stale": a.stale,
+        "evergreen": a.evergreen,
+        "kind": e.kind,
+        "section": e.section_path,
+        "importance": e.importance,
+        "pinned": e.pinned,
+        "done": e.done,
     }
+
+
+def _sort_key(by: SortBy) -> Any:
+    if by is SortBy.DECAYED:
+        return lambda a: (-a.decayed, a.entry.file, a.entry.first_line)
+    if by is SortBy.SCORE:
+        return lambda a: (-a.scored.score, a.entry.file, a.entry.first_line)
+    if by is SortBy.DATE:
+        return lambda a: (a.entry.date or date.min, a.entry.time or "", a.entry.file, a.entry.first_line)
+    return None
 
 
 def list_entries(
     ctx: typer.Context,
     file: Annotated[
         list[str] | None,
-        typer.Option(
-            "--file", "-f", metavar="PATH", help="Only these files (glob, e.g. 'memory/2026-10-*')."
-        ),
+        typer.Option("--file", "-f", metavar="GLOB", help="Only these files, e.g. 'memory/2026-10-*'."),
     ] = None,
-    since: Annotated[
-        str | None, typer.Option("--since", metavar="DATE", help="Entries dated on or after.")
-    ] = None,
-    until: Annotated[
-        str | None, typer.Option("--until", metavar="DATE", help="Entries dated on or before.")
-    ] = None,
+    since: Annotated[str | None, typer.Option("--since", metavar="DATE", help="Dated on or after.")] = None,
+    until: Annotated[str | None, typer.Option("--until", metavar="DATE", help="Dated on or before.")] = None,
+    tier: Annotated[Tier | None, typer.Option("--tier", help="Only this tier.")] = None,
+    stale: Annotated[
+        bool, typer.Option("--stale", help="Only stale entries (decayed below stale_below).")
+    ] = False,
+    sort: Annotated[
+        SortBy, typer.Option("--sort", help="Order: file, decayed, score or date.")
+    ] = SortBy.FILE,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many.")] = None,
 ) -> None:
-    """List the entries of MEMORY.md and the notes under memory/. Reads only.
+    """List the entries of MEMORY.md and the notes under memory/, scored and decayed. Reads only.
 
-    An entry is a top-level list item (with what is nested in it) or a paragraph;
-    its date is its own timestamp, its heading's, or its file's.
+    An entry is a top-level list item (with what is nested in it) or a paragraph; its date is
+    its own timestamp, its heading's, or its file's. Tiers: core (MEMORY.md-worthy), task,
+    session, discard (noise).
     """
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     run = runtime(ctx)
     out = output(ctx)
     patterns = file or []
+    _, analysis = assess(run)
 
-    def chosen(rel: str) -> bool:
-        return not patterns or any(fnmatch.fnmatch(rel, p) or rel == p.lstrip("./") for p in patterns)
+    def chosen(a: Assessed) -> bool:
+        e = a.entry
+        return (
+            (not patterns or any(fnmatch.fnmatch(e.file, p) or e.file == p.lstrip("./") for p in patterns))
+            and (first is None or (e.date is not None and e.date >= first))
+            and (last is None or (e.date is not None and e.date <= last))
+            and (tier is None or a.tier is tier)
+            and (not stale or a.stale)
+        )
 
-    snap = take_snapshot(run.root, run.policy.max_file_bytes, select=lambda f: f.is_memory and chosen(f.rel))
-    entries = [
-        e
-        for e in snap.entries()
-        if (first is None or (e.date is not None and e.date >= first))
-        and (last is None or (e.date is not None and e.date <= last))
-    ]
+    rows = [a for a in analysis.assessed if chosen(a)]
+    key = _sort_key(sort)
+    if key is not None:
+        rows.sort(key=key)
+    if limit is not None:
+        rows = rows[:limit]
     if out.json_mode:
-        out.json({"entries": [entry_json(e) for e in entries]})
+        out.json({"entries": [entry_json(a) for a in rows]})
         return
-    rows = [
+    table = [
         [
-            f"{e.file}:{e.first_line}",
-            e.date.isoformat() if e.date else "",
-            e.kind,
-            one_line(" > ".join(h.title for h in e.section), 30),
-            one_line(e.body, None if not out.terminal else 200),
+            f"{a.entry.file}:{a.entry.first_line}",
+            a.entry.date.isoformat() if a.entry.date else "",
+            a.tier.value,
+            f"{a.scored.score:g}",
+            f"{a.decayed:.2f}",
+            str(a.mentions),
+            one_line(a.entry.body, None if not out.terminal else 160),
         ]
-        for e in entries
+        for a in rows
     ]
-    out.table(["place", "date", "kind", "section", "text"], rows)
-    out.note(f"{len(entries)} entries in {len(snap.files)} files")
+    out.table(["place", "date", "tier", "score", "decayed", "days", "text"], table)
+    out.note(f"{len(rows)} entries")

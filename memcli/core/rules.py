@@ -27,12 +27,16 @@ class RuleOverride:
     add: tuple[str, ...] = ()
 
 
+_NEGATED = re.compile(r"(?:non-|not |no |never |不|非|未|没|没有)\s*$")
+
+
 @dataclass(frozen=True)
 class Signal:
     name: str
     points: float
     cues: tuple[str, ...]
     patterns: tuple[str, ...] = ()
+    negatable: bool = False  # "non-urgent", "不重要", "not decided" do not count
     matcher: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -41,8 +45,11 @@ class Signal:
 
     def find(self, text: str) -> str | None:
         """The first cue found in (normalised) text, or None."""
-        m = self.matcher.search(text)
-        return m.group(0).strip() if m else None
+        for m in self.matcher.finditer(text):
+            if self.negatable and _NEGATED.search(text, max(0, m.start() - 8), m.start()):
+                continue
+            return m.group(0).strip()
+        return None
 
 
 def _cue_regex(cue: str) -> str:
@@ -110,7 +117,7 @@ ENVIRONMENT_PATTERNS = (
     r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?![\w.])",  # versions with two dots
     r"(?<![\w.])v\d+(?:\.\d+)?(?![\w.])",  # v3, v2.1
     r"(?:port|端口)\s*[:：]?\s*\d{2,5}",
-    r"(?<=[a-z0-9]):\d{2,5}(?!\d)",
+    r"(?:localhost|[a-z0-9-]+\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}(?!\d)",  # host:port
     r"(?<![\w.])\.(?:md|json|ya?ml|toml|ini|env|py|ts|js|sh|go|rs|sql|lock|conf)(?![\w])",
     r"(?<![\w.])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w])",  # snake_case identifiers
     r"(?<![\w.])[a-z]+\.[a-z]+(?:\.[a-z]+)*\s*=",  # config keys: core.autocrlf=
@@ -173,8 +180,8 @@ NEGATIONS = (
 
 DEFAULT_SIGNALS = (
     Signal("preference", 3, PREFERENCE),
-    Signal("decision", 3, DECISION),
-    Signal("urgency", 3, URGENCY),
+    Signal("decision", 3, DECISION, negatable=True),
+    Signal("urgency", 3, URGENCY, negatable=True),
     Signal("task", 2, TASK),
     Signal("environment", 2, ENVIRONMENT, ENVIRONMENT_PATTERNS),
     Signal("data", 2, (), DATA_PATTERNS),
@@ -209,6 +216,7 @@ def build_rules(overrides: Iterable[RuleOverride] = ()) -> Rules:
             base.points if o.points is None else o.points,
             cues + tuple(o.add),
             base.patterns,
+            base.negatable,
         )
     return Rules(signals)
 

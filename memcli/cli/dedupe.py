@@ -1,0 +1,64 @@
+"""`memcli dedupe`: groups of entries that say the same thing, and which one would be kept."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memcli.cli.common import output, runtime
+from memcli.cli.listing import entry_json
+from memcli.cli.output import one_line
+from memcli.config import with_flags
+from memcli.core.analysis import analyse
+from memcli.workspace.snapshot import take_snapshot
+
+
+def dedupe(
+    ctx: typer.Context,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", min=0.01, max=1.0, help="Similarity from which entries are duplicates."),
+    ] = None,
+) -> None:
+    """Find duplicates: identical after normalisation, or similar (rapidfuzz ratio >= threshold)
+    with no number, date, path, port, version or name that differs. Reads only; `gc` merges.
+
+    The entry kept is the one in MEMORY.md if any, else the most complete wording, else the
+    earliest. Mentions count the distinct days a fact appears on.
+    """
+    run = runtime(ctx)
+    out = output(ctx)
+    policy = run.policy if threshold is None else with_flags(run.policy, {"dedupe_threshold": threshold})
+    snap = take_snapshot(run.root, policy.max_file_bytes)
+    analysis = analyse([(p.file, p.doc) for p in snap.files], policy, run.rules, run.now_local)
+    assessed = analysis.assessed
+    if out.json_mode:
+        out.json(
+            {
+                "threshold": policy.dedupe_threshold,
+                "groups": [
+                    {
+                        "keep": entry_json(assessed[g.keep]),
+                        "duplicates": [
+                            {**entry_json(assessed[i]), "similarity": round(s, 4)} for i, s in g.duplicates
+                        ],
+                        "mentions": g.mentions,
+                        "first_seen": g.first_seen.isoformat() if g.first_seen else None,
+                        "last_seen": g.last_seen.isoformat() if g.last_seen else None,
+                    }
+                    for g in analysis.groups
+                ],
+            }
+        )
+        return
+    width = 150 if out.terminal else None
+    for n, g in enumerate(analysis.groups, 1):
+        keep = assessed[g.keep].entry
+        out.line(f"group {n}: {g.mentions} day(s), {g.first_seen or '-'} .. {g.last_seen or '-'}")
+        out.line(f"  keep   {keep.file}:{keep.first_line}  {one_line(keep.body, width)}")
+        for i, s in g.duplicates:
+            dup = assessed[i].entry
+            out.line(f"  {s:5.0%}  {dup.file}:{dup.first_line}  {one_line(dup.body, width)}")
+    removable = sum(len(g.duplicates) for g in analysis.groups)
+    out.note(f"{len(analysis.groups)} groups, {removable} duplicates (read-only: `memcli gc` merges them)")

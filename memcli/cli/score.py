@@ -1,0 +1,60 @@
+"""`memcli score TEXT`: the importance of one text, with every rule that fired."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from memcli.cli.common import options, output, runtime
+from memcli.config import config_path, load_policy
+from memcli.core.rules import build_rules
+from memcli.core.scoring import score_text, tier_of
+from memcli.errors import UsageError
+from memcli.runtime import parse_now, user_timezone
+
+
+def score(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The text to score, or - to read it from stdin.")],
+    kind: Annotated[
+        str, typer.Option("--kind", help="Entry kind: bullet, task, paragraph (tasks count as goals).")
+    ] = "bullet",
+) -> None:
+    """Score a text 0-10 with the bilingual rules and show why (SPEC §3).
+
+    Uses the workspace's [rules] from memcli.toml when a workspace is found. Examples:
+
+        memcli score "我是 Windows 系统，路径记得处理反斜杠"    # 5, core
+        memcli score "ok, got it"                              # -1, discard
+    """
+    body = sys.stdin.read() if text == "-" else text
+    if not body.strip():
+        raise UsageError("nothing to score: the text is empty")
+    out = output(ctx)
+    try:
+        run = runtime(ctx)
+        policy, today = run.policy, run.today
+    except UsageError:
+        opts = options(ctx)
+        policy = load_policy(config_path(opts.config, os.environ, None), os.environ)
+        today = parse_now(opts.now or os.environ.get("MEMCLI_NOW"), user_timezone(policy)).date()
+    scored = score_text(body, build_rules(policy.rules), kind=kind, today=today)
+    tier = tier_of(scored, policy)
+    if out.json_mode:
+        out.json(
+            {
+                "text": body,
+                "score": scored.score,
+                "tier": tier.value,
+                "reasons": [{"rule": r.rule, "points": r.points, "cue": r.cue} for r in scored.reasons],
+            }
+        )
+        return
+    out.line(f"score {scored.score:g}   tier {tier.value}")
+    for r in scored.reasons:
+        out.line(f"  {r.points:+g}  {r.rule:<17} {r.cue}")
+    if not scored.reasons:
+        out.line("  (no rule fired)")
