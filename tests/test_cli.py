@@ -209,7 +209,9 @@ def test_list_json_has_the_spec_keys_and_filters(cli: Invoke, ws: Path) -> None:
         ("memory/2026-10-29.md", 4),
         ("memory/2026-10-30.md", 3),
     ]
-    assert entries[0]["score"] is None and entries[0]["section"] == "# MEMORY.md > ## Preferences"
+    assert entries[0]["section"] == "# MEMORY.md > ## Preferences"
+    assert entries[0]["tier"] == "core" and entries[0]["score"] == 5 and entries[0]["decayed"] == 5  # evergreen
+    assert entries[3]["tier"] == "discard" and entries[3]["score"] == -1  # 好的
     assert entries[2]["date"] == "2026-10-29" and entries[2]["time"] == "09:10"
     assert entries[4]["kind"] == "task" and entries[4]["done"] is False
     since = as_json(cli("list", "--json", "-w", str(ws), "--since", "2026-10-30"))["entries"]
@@ -225,11 +227,11 @@ def test_list_plain_output_when_piped(cli: Invoke, ws: Path) -> None:
     result = cli("list", "-w", str(ws))
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["place", "date", "kind", "section", "text"]
+    assert lines[0].split() == ["place", "date", "tier", "score", "decayed", "days", "text"]
     assert any(
         "memory/2026-10-29.md:3" in line and "deployed atlas-api on port 8080" in line for line in lines
     )
-    assert "5 entries in 3 files" in result.stderr
+    assert "5 entries" in result.stderr
 
 
 def test_status_reports_roles_budget_and_bad_names(cli: Invoke, ws: Path) -> None:
