@@ -106,8 +106,13 @@ PERSONA_NAMES = ("Lin", "Mei", "Jun", "Hao", "Yan", "Wen", "Kai", "Rui")
 EN_NAMES = _words(
     "Priya Marco Anna Tom Sofia Lukas Emma Noah Olivia Liam Chloe Mateo Nina Omar Sara Felix Julia Ivan "
     "Elena Hugo Maya Leo Zoe Ravi Aisha Kenji Yuki Diego Clara Arjun Hannah Pavel Ines Tariq Greta Mohan "
-    "Lena Bruno Nadia Oscar Freya Dmitri Amara Jonas Keiko Samir Talia Viktor Wanda Henrik"
+    "Lena Bruno Nadia Oscar Freya Dmitri Amara Jonas Keiko Samir Talia Viktor Wanda Henrik Alice Ben "
+    "Carla Daniel Erik Fatima George Helen Isaac Jack Karen Louis Mia Nathan Paula Quentin Rosa Simon "
+    "Tanya Umar Vera William Xavier Yasmin Zack Abby Boris Cyrus Dana Eli Farah Gwen Hassan Iris Jade "
+    "Kofi Lars Marta Nils Otto Petra Rafael Selma Theo Ulla Vikram Wes Ximena Yara Zane Adele Bianca "
+    "Colin Dora Emil Flora Gustav Hedda Igor Jin Kira Lionel Mara Nico Orla Pablo Rhea Stefan Tilda"
 )
+EN_INITIALS = "ABCDFGHJKLMNPRSTVW"
 CN_NICKS = _words(
     "小周 小唐 小王 小李 小陈 小赵 小孙 小吴 小郑 小冯 小何 "
     "小许 老王 老张 老刘 老陈 阿杰 阿明 阿珍 阿飞 大刘 大鹏 "
@@ -395,6 +400,21 @@ ENV_WORDS = _words(
     "METRICS FEATURE RETRY LIMIT"
 )
 ENV_TAILS = _words("CONCURRENCY TTL TIMEOUT URL POOL_SIZE MAX_ROWS BATCH REGION ENABLED SAMPLE_RATE RETRIES")
+TABLE_SUFFIXES = ("events", "items", "logs", "rows", "jobs", "stats", "history", "settings", "queue", "links")
+COLUMNS = (
+    "tenant_id",
+    "user_id",
+    "status",
+    "updated_at",
+    "region",
+    "plan",
+    "locale",
+    "external_id",
+    "deleted_at",
+    "score",
+    "priority",
+    "checksum",
+)
 TEAMS = ("infra", "data", "platform", "frontend", "mobile", "SRE", "security", "growth", "前端组", "数据组")
 
 ROUTINE_EN = (
@@ -443,108 +463,157 @@ NOISE = (
 
 EN: dict[str, tuple[str, ...]] = {
     "progress": (
-        "Refactored the {topic} module in {proj}; {n} files touched, tests still pass",
-        "Pushed `{branch}` to {proj} and opened PR #{pr} for {person} to review",
-        "{person} finished a first pass of {topic} for {proj}, about {n} commits so far",
-        "Paired with {person} on {topic}, got through {n} of the open items in {ticket}",
-        "Merged PR #{pr} into {proj}: {topic} now goes through {tool}",
-        "Wrote a draft of the {topic} design doc at `{path}`",
-        "Reproduced {ticket} locally on {proj}, it only fails with {tool} {ver}",
-        "Cleaned up {n} stale branches in {proj}, the oldest one dates from {date}",
-        "Migrated {topic} in {proj} from {tool} to {tool2}, {n} call sites left",
-        "Deployed {proj} {ver} to {env}, rollout took {n} minutes",
-        "{person} reviewed PR #{pr} on {proj} and asked for tests around {topic}",
-        "Split {ticket} into {n} smaller tickets so {person} can take the {topic} part",
-        "Profiled {proj}: {topic} spends {pct} of its time in `{func}`",
-        "Moved the {topic} cron job from {host} to {host2}",
-        "Added {n} integration tests for {topic} under `{path}`",
-        "Load test of {proj} against {env}: {big} requests, p95 {ms} ms",
-        "Fixed the flaky `{testfile}` in {proj}, it was racing on {topic}",
-        "Synced with {person} about {topic} for {proj}; next check-in on {wd}",
-        "Rewrote the {topic} section of the {proj} docs, see `{path}`",
-        "Rebased `{branch}` on main and resolved {n} conflicts in `{file}`",
-        "Spent the afternoon on {topic} in {proj}, roughly {pct} done",
-        "{person} says the {topic} work in {proj} can go to QA by {wd}",
-        "Demoed {topic} to {person} and {person2}; feedback tracked in {ticket}",
-        "Traced a memory leak in {proj} to `{func}` holding {topic} buffers",
+        "[[Refactored|Reworked|Restructured]] the {topic} "
+        "[[module|code|layer]] in {proj}[[; | — |, ]]{n} files "
+        "[[touched|changed]]",
+        "[[Pushed|Published]] `{branch}` to {proj} and [[opened|raised]] PR #{pr} for {person}",
+        "{person} [[finished|wrapped up|completed]] a first pass [[of|on]] {topic} for {proj}, {n} commits",
+        "[[Paired|Worked]] with {person} on {topic}: {n} of the open "
+        "items in {ticket} [[done|closed|resolved]]",
+        "[[Merged|Landed]] PR #{pr} into {proj}, so {topic} [[now "
+        "goes through|is handled by|runs on]] {tool}",
+        "[[Wrote|Started|Drafted]] [[a draft of |]]the {topic} design doc [[at|in]] `{path}`",
+        "[[Reproduced|Managed to reproduce]] {ticket} [[locally|on my machine]] with {proj}; "
+        "[[fails only|only breaks]] with {tool} {ver}",
+        "[[Cleaned up|Deleted|Pruned]] {n} stale branches [[in|from]] {proj} "
+        "[[with {person}|for {person}|after asking {person}]]"
+        "[[, oldest from|, the oldest dating from|; oldest one is from]] {date}",
+        "[[Migrated|Moved|Ported]] {topic} in {proj} from {tool} to {tool2}[[, | — ]]{n} call sites "
+        "[[left|to go|remaining]]",
+        "[[Deployed|Shipped|Rolled out]] {proj} {ver} to {env}[[; rollout took| in| — took]] {n} minutes",
+        "{person} [[reviewed|looked at]] PR #{pr} on {proj}[[ and asked for|, wants]] tests around {topic}",
+        "[[Split|Broke]] {ticket} into {n} [[smaller tickets|sub-tasks|pieces]] so {person} can "
+        "[[take|own]] {topic}",
+        "[[Profiled|Profiling]] {proj}: {topic} spends {pct} [[of its time|of CPU]] in `{func}`",
+        "[[Moved|Migrated]] the {topic} cron [[job|task]] from {host} to {host2}",
+        "[[Added|Wrote]] {n} [[integration|end-to-end|unit]] tests for {topic} [[under|in]] `{path}`",
+        "[[Load test|Stress test|k6 run]] of {proj} [[against|on]] {env}: {big} requests, p95 {ms} ms",
+        "[[Fixed|Stabilised]] the flaky `{testfile}` in {proj}[[, it "
+        "was racing on|; root cause was a race in]] "
+        "{topic}",
+        "[[Synced|Caught up|Checked in]] with {person} [[about|on]] {topic} for {proj}"
+        "[[; next check-in|, again]] on {wd}",
+        "[[Rewrote|Updated|Reworked]] the {topic} section of the {proj} docs[[, see| in]] `{path}`",
+        "[[Rebased|Rebasing]] `{branch}` onto main[[ and resolved|, fixed]] {n} conflicts in `{file}`",
+        "[[Spent the afternoon|Most of the day went]] on {topic} in "
+        "{proj}, [[roughly|about|maybe]] {pct} done",
+        "{person} [[says|thinks|expects]] {topic} in {proj} [[can go "
+        "to QA|is ready for testing|lands]] by {wd}",
+        "[[Demoed|Showed]] {topic} to {person} and {person2}[[; feedback in|, notes in]] {ticket}",
+        "[[Traced|Tracked down]] a memory leak in {proj} to `{func}` holding {topic} buffers",
     ),
     "environment": (
-        "{proj} runs on {tool} {ver}, its config lives in `{path}`",
-        "{proj} listens on port {port} on {host}",
-        "The {env} database for {proj} is at `{host}:{port}`",
-        "Images for {proj} are pushed to `{registry}/{proj}:{ver}`",
-        "`{envvar}` controls {topic} in {proj}, default {n}",
-        "Config key `{key}` in `{path}` sets the {topic} limit",
-        "{user}'s machine: {os}, {tool} {ver}, shell {shell}",
-        "Logs of {proj} go to `{path}` and rotate every {n} days",
-        "The {proj} dashboard is at {url}",
-        "{proj} uses {tool} {ver} together with {tool2} {ver2} for {topic}",
-        "CI for {proj} runs on {tool}; the pipeline file is `{path}`",
-        "Secrets for {proj} are kept in {vault} under `{secret}`",
-        "{host} has {gb} GB RAM and {n} cores and is reserved for {topic}",
-        "SSH to {host} goes through the bastion on port {port}, user `{login}`",
-        "{proj} talks to {tool} at {url}, timeout set by `{key}`",
+        "{proj} [[runs on|is on|uses]] {tool} {ver}[[; config in|, "
+        "config lives in|, configured via]] `{path}`",
+        "{proj} [[listens on|serves on|binds]] port {port} [[on|at]] {host}",
+        "[[The |]]{env} [[database|DB]] for {proj} [[is at|lives at|is]] `{host}:{port}`",
+        "[[Images|Container images|Builds]] for {proj} [[are pushed "
+        "to|go to|land in]] `{registry}/{proj}:{ver}`",
+        "`{envvar}` [[controls|sets|toggles]] {topic} in {proj}[[, "
+        "default|; defaults to|, default value]] {n}",
+        "[[Config key|Setting|Key]] `{key}` in `{path}` [[sets|controls|caps]] the {topic} limit",
+        "{user}'s [[machine|laptop|workstation]]: {os}, {tool} {ver}, {shell}",
+        "{proj} [[logs go to|writes logs to|logs to]] `{path}`[[, rotated "
+        "every| and rotates every|; rotation every]] "
+        "{n} days",
+        "[[The |]]{proj} dashboard [[is at|lives at|is]] {url}",
+        "{proj} [[uses|pairs|combines]] {tool} {ver} [[with|and]] {tool2} {ver2} for {topic}",
+        "CI for {proj} [[runs on|is on|uses]] {tool}[[; pipeline in|, "
+        "the pipeline file is|, defined in]] `{path}`",
+        "[[Secrets|Credentials|API keys]] for {proj} [[are "
+        "kept|live|are stored]] in {vault} under `{secret}`",
+        "{host} [[has|comes with]] {gb} GB RAM and {n} cores[[, "
+        "reserved for|, used for| — dedicated to]] {topic}",
+        "SSH to {host} [[goes through|uses|needs]] the bastion on port {port}[[, user| as]] `{login}`",
+        "{proj} [[talks to|calls|connects to]] {tool} at {url}[[, timeout via|; timeout is]] `{key}`",
     ),
     "data": (
-        "{proj} served {big} requests yesterday, {metric} at {pct}",
-        "The {tool} invoice this month is {money}, last month it was {money2}",
-        "{ticket} is estimated at {n} points, {person} thinks {n2} is closer",
-        "The {topic} table in {proj} holds {big} rows, {gb} GB on disk",
-        "Sprint {n} closed with {n2} points done for {proj}",
-        "{proj} latency on {date}: p95 {ms} ms, p99 {ms2} ms",
-        "Cloud spend for {env} in {month}: {money}",
-        "{n} customers still call the old {topic} endpoint of {proj}",
-        "Build time of {proj} went from {n} min to {n2} min after caching {tool}",
-        "{person} filed an expense of {money} for {topic}, reference {ticket}",
-        "{proj} crash-free sessions at {pct} this week, {big} sessions total",
+        "{proj} [[served|handled|saw]] {big} requests [[yesterday|last "
+        "night|on {wd}]], {metric} [[at|was]] {pct}",
+        "[[The |]]{tool} [[invoice|bill]] [[this month is|for {month} came to|was]] {money}"
+        "[[, last month it was|; the month before:|, vs.]] {money2}",
+        "{ticket} [[is estimated at|got]] {n} points[[, {person} "
+        "thinks|; {person} says|, but {person} guesses]] {n2}",
+        "[[The |]]{topic} table in {proj} [[holds|has|is at]] {big} rows[[, | / |; ]]{gb} GB "
+        "[[on disk|in total|with indexes]]",
+        "Sprint {n} [[closed|ended|finished]] with {n2} points "
+        "[[done|delivered|completed]] [[for|on]] {proj}",
+        "{proj} latency [[on|for]] {date}: p95 {ms} ms, p99 {ms2} ms",
+        "[[Cloud spend|AWS bill|Infra cost]] for {env} in {month}: {money}",
+        "{n} [[customers|tenants|accounts]] still [[call|use|hit]] the old {topic} endpoint of {proj}",
+        "[[Build time|CI time|Pipeline duration]] of {proj} went from {n} min to {n2} min "
+        "[[after caching|thanks to caching|once we cached]] {tool}",
+        "{person} [[filed|submitted]] an expense of {money} for {topic}[[, reference|, ref| —]] {ticket}",
+        "{proj} [[crash-free sessions|crash-free rate]] [[at|is]] "
+        "{pct} this week[[, | over |; ]]{big} sessions",
     ),
     "decision": (
-        "We decided to use {tool} for {topic} in {proj}, not {tool2}",
-        "Decided: {proj} moves to {tool} {ver} before {date}",
-        "We will use {tool} for {topic} from now on; {person} owns the migration",
-        "Chose {tool} over {tool2} for {proj} because {reason}",
-        "{proj} drops support for {tool} {ver} on {date}",
-        "Going with {n} replicas for {proj} in {env} after the {topic} review",
-        "Agreed with {person} that {topic} stays in {proj} and not in {proj2}",
+        "[[We decided to use|Decided to use|We'll go with]] {tool} for {topic} in {proj}, not {tool2}",
+        "[[Decided|Decision]]: {proj} [[moves|migrates|switches]] to {tool} {ver} [[before|by]] {date}",
+        "[[We will use|From now on we use|Going forward we use]] {tool} for {topic}; {person} owns "
+        "[[the migration|migrating {proj}|the rollout]]",
+        "[[Chose|Picked|Went with]] {tool} over {tool2} for {proj}[[ because|, since|:]] {reason}",
+        "{proj} [[drops|will drop|ends]] support for {tool} {ver} on {date}",
+        "[[Going with|Settled on|Agreed on]] {n} replicas for {proj} in {env} after the {topic} review",
+        "[[Agreed with {person}|{person} and I agreed|Decided with {person}]] that {topic} stays in {proj}"
+        "[[, not in| and not in| rather than]] {proj2}",
     ),
     "preference": (
-        "{user} prefers {tool} over {tool2} for {topic} in {proj}",
-        "I prefer {style} when reviewing {proj} changes",
-        "Always run `{cmd}` before pushing to {proj}",
-        "Never deploy {proj} on a {wd} after {time}",
-        "{user} likes {format} when I report on {topic}",
-        "Don't ping {person} about {topic} before {time}",
-        "I like {proj} alerts routed to the {team} channel, not to email",
+        "{user} [[prefers|likes|would rather use]] {tool} over {tool2} for {topic} in {proj}",
+        "[[I prefer|I like|I want]] {style} [[when reviewing|for]] {proj} [[changes|PRs|code]]",
+        "[[Always|Always remember to|Must always]] run `{cmd}` before "
+        "[[pushing to|merging into|releasing]] {proj}",
+        "[[Never|Don't ever|Do not]] deploy {proj} on [[a {wd}|{wd}s]] after {time}",
+        "{user} [[likes|prefers|wants]] {format} [[when I report "
+        "on|for updates about|in summaries of]] {topic}",
+        "[[Don't|Do not|Never]] [[ping|message|call]] {person} about {topic} before {time}",
+        "[[I like|I prefer|I want]] {proj} alerts [[routed to|sent to|in]] the {team} channel"
+        "[[, not to email|, never email| rather than email]]",
     ),
     "lesson": (
-        "TIL: {tool} {ver} changed the default of `{key}`, which broke {proj}",
-        "lesson: {topic} in {proj} needs a timeout, otherwise {tool} hangs forever",
-        "Gotcha: `{cmd}` on {host} silently ignores `{path}`",
-        "Note: {tool} caches {topic} for {n} minutes, clear it with `{cmd}`",
-        "Lesson learned from {ticket}: test {topic} with {big} rows, not with {n}",
+        "[[TIL|Today I learned]]: {tool} {ver} changed the default of "
+        "`{key}`[[, which broke|; it broke|, breaking]] "
+        "{proj}",
+        "[[lesson|Lesson|Lesson learned]]: {topic} in {proj} needs a "
+        "timeout[[, otherwise|; without one|, or else]] "
+        "{tool} hangs",
+        "[[Gotcha|Careful|Note to self]]: `{cmd}` on {host} "
+        "[[silently ignores|skips|does not read]] `{path}`",
+        "[[Note|NB|Heads-up]]: {tool} caches {topic} for {n} "
+        "minutes[[, clear it with|; flush with|, reset via]] "
+        "`{cmd}`",
+        "[[Lesson learned|Takeaway]] from {ticket}: test {topic} with {big} rows, not {n}",
     ),
     "urgent": (
-        "URGENT: {proj} in {env} returns {code} on {topic}, {person} is on it",
-        "Critical: {host} disk at {pct}, writes from {proj} are failing",
-        "Important: {proj} must be on {tool} {ver} before {date} ({ticket})",
+        "[[URGENT|Urgent]]: {proj} in {env} [[returns|throws]] {code} on {topic}, {person} "
+        "[[is on it|is looking|is handling it]]",
+        "[[Critical|CRITICAL]]: {host} disk at {pct}[[, writes from|; writes by|, so writes from]] {proj} "
+        "[[are failing|fail]]",
+        "[[Important|IMPORTANT]]: {proj} must [[be on|run]] {tool} {ver} "
+        "[[before|by]] {date}[[ per|, see|,]] {ticket}",
     ),
     "meeting": (
-        "Design review for {topic} ({proj}) moved to {wd} {time}",
-        "1:1 with {person} on {wd}: talked about {topic} and {topic2}",
-        "{person} is out from {date} to {date2}, {person2} covers {topic}",
-        "Planning for {proj} sprint {n} set for {wd} in {room}",
-        "{person} from {team} joins the {topic} work on {proj} next week",
+        "[[Design review|Review]] for {topic} ({proj}) [[moved to|is now on|rescheduled to]] {wd} {time}",
+        "1:1 with {person}[[ on {wd}| this {wd}|]]: [[talked about|covered|discussed]] {topic} and {topic2}",
+        "{person} is [[out|away|on leave]] from {date} to {date2}, "
+        "{person2} [[covers|handles|takes over]] {topic}",
+        "[[Planning|Sprint planning]] for {proj} sprint {n} [[set for|is on|moved to]] {wd} in {room}",
+        "{person} from {team} [[joins|will help with|picks up]] the {topic} work on {proj} "
+        "[[next week|from {wd}|soon]]",
     ),
     "task": (
-        "write tests for {topic} in `{path}`",
+        "[[write|add]] tests for {topic} in `{path}`",
         "ask {person} about {topic} on {proj} ({ticket})",
-        "bump {tool} to {ver} in {proj}",
+        "[[bump|upgrade]] {tool} to {ver} in {proj}",
         "review PR #{pr} on {proj} ({topic})",
         "update `{path}` with the new {topic} steps",
         "close {ticket} once {person} confirms the {topic} fix",
-        "renew the TLS cert for {host} before {date}",
+        "[[renew|rotate|replace]] the [[TLS cert|certificate]] for {host} [[before|by]] {date} ({proj})",
         "move `{envvar}` for {proj} into {vault}",
         "benchmark {topic} in {proj} with {tool} on {host}",
+        "[[follow up with|ping]] {person} on {ticket} ({topic})",
+        "[[set up|configure]] {tool} {ver} on {host} for {proj}",
+        "[[draft|write]] the {topic} runbook for {proj} in `{path}`",
     ),
 }
 CN: dict[str, tuple[str, ...]] = {
@@ -556,7 +625,7 @@ CN: dict[str, tuple[str, ...]] = {
         "给 {proj} 补了 {n} 个{ctopic}相关的单元测试，覆盖率到 {pct}",
         "{ctopic}的设计文档初稿写完了，放在 `{path}`",
         "在 {host} 上复现了 {ticket}，只在 {tool} {ver} 下出现",
-        "清理了 {proj} 里 {n} 个过期分支，最早一个是{cndate}建的",
+        "[[和 {person} 一起|帮 {person}]]清理了 {proj} 里 {n} 个过期分支，最早[[一个|的]]是{cndate}建的",
         "{person} 把 {proj} 的{ctopic}从 {tool} 换成了 {tool2}，还剩 {n} 处调用",
         "压测 {proj}：{big} 次请求，p95 {ms} ms，{cmetric}正常",
         "{ticket} 拆成了 {n} 个子任务，{ctopic}部分交给 {person}",
@@ -585,7 +654,7 @@ CN: dict[str, tuple[str, ...]] = {
         "{host} 配置是 {gb} GB 内存、{n} 核，专门跑{ctopic}",
         "{proj} 的 CI 在 {tool} 上，流水线定义在 `{path}`",
         "{proj} 的密钥放在 {vault} 的 `{secret}` 下面",
-        "{user} 的电脑是 {os}，{tool} {ver}，shell 用 {shell}",
+        "{user} 的电脑是 {os}（{host}），{tool} {ver}，shell 用 {shell}",
         "登录 {host} 要走跳板机，端口 {port}，用户 `{login}`",
     ),
     "data": (
@@ -614,10 +683,10 @@ CN: dict[str, tuple[str, ...]] = {
         "我喜欢用 {tool} 做{ctopic}，{tool2} 太重了，{proj} 里也一样",
         "我习惯先在 {host} 上试 {proj}，再推到{cenv}",
         "不要在{cnwd} {time} 之后发布 {proj}",
-        "{user} 偏好用{cformat}汇报{ctopic}的进展",
+        "{user} 偏好用{cformat}汇报 {proj} {ctopic}的进展",
         "提交 {proj} 之前一定要跑 `{cmd}`",
         "别在 {time} 之前找 {person} 聊{ctopic}",
-        "{proj} 的告警我习惯发到 {team} 群里，不要发邮件",
+        "{proj} 的{ctopic}告警我习惯发到 {team} 群里，[[不要|别]]发邮件给 {person}",
     ),
     "lesson": (
         "踩坑：{tool} {ver} 改了 `{key}` 的默认值，{proj} 因此挂了 {n} 分钟",
@@ -636,7 +705,7 @@ CN: dict[str, tuple[str, ...]] = {
         "和 {person} 的 1:1：聊了{ctopic}和{ctopic2}",
         "{person} {cndate}到{cndate2}请假，{ctopic}找 {person2}",
         "{cndate}去{city}出差，{proj} 的事找 {person}",
-        "{proj} 第 {n} 个 sprint 的计划会定在{cnwd}，地点 {room}",
+        "{proj} 第 {n} 个 sprint 的计划会定在{cnwd}，地点 {room}，{person} 主持",
     ),
     "task": (
         "给 {proj} 的{ctopic}补测试，放在 `{path}`",
@@ -644,8 +713,8 @@ CN: dict[str, tuple[str, ...]] = {
         "把 {proj} 的 {tool} 升到 {ver}",
         "review PR #{pr}：{proj} 的{ctopic}",
         "更新 `{path}` 里{ctopic}的步骤",
-        "{cndate}前续签 {host} 的证书",
-        "整理{ctopic}的会议纪要发给 {person}，抄送 {person2}",
+        "[[{cndate}前|赶在{cndate}之前]]续签 {host} 的[[证书|TLS 证书]]，{proj} 在用，找 {person} 要权限",
+        "整理 {proj} {ctopic}的会议纪要发给 {person}，抄送 {person2}",
         "把 `{envvar}` 挪到 {vault}，{proj} 先改",
     ),
 }
@@ -659,6 +728,132 @@ CATEGORY_WEIGHTS: dict[str, float] = {
     "urgent": 3,
     "meeting": 7,
 }
+CODE_HEADS = (
+    "{topic} for {proj} ({person}, {date})",
+    "{ticket}: {topic} on {host}",
+    "run on {host} before {date}, ask {person} first",
+    "{ctopic}：{proj} {ver}，{person}",
+    "{cenv} {proj}，见 {ticket}",
+    "from the {topic} runbook, `{path}`",
+)
+CODE_LINES: dict[str, tuple[str, ...]] = {
+    "bash": (
+        "docker build -t {registry}/{proj}:{ver} .",
+        "docker push {registry}/{proj}:{ver}",
+        "kubectl -n {team} rollout restart deploy/{proj}",
+        "kubectl -n {team} scale deploy/{proj} --replicas={n}",
+        "ssh {login}@{host} -p {port}",
+        "tail -n {n} {path}",
+        "pg_dump -h {host} -p {port} -Fc {tbl} > {tbl}-{date}.dump",
+        "redis-cli -h {host} -p {port} --scan --pattern '{key}:*' | wc -l",
+        "curl -fsS {url}/healthz",
+        "export {envvar}={n}",
+        "{cmd}",
+        "git checkout -b {branch}",
+        "helm upgrade {proj} charts/{proj} --set image.tag={ver}",
+        "terraform apply -target=module.{tbl}",
+        "rsync -av {path} {login}@{host}:/srv/{proj}/",
+    ),
+    "sql": (
+        "CREATE INDEX CONCURRENTLY idx_{tbl}_{col} ON {tbl} ({col}, created_at);",
+        "ANALYZE {tbl};",
+        "SELECT count(*) FROM {tbl} WHERE tenant_id = {n};",
+        "ALTER TABLE {tbl} ADD COLUMN {col} text;",
+        "DELETE FROM {tbl} WHERE created_at < '{date}';",
+        "UPDATE {tbl} SET {col} = NULL WHERE id = {big};",
+        "SELECT {col}, count(*) FROM {tbl} GROUP BY 1 ORDER BY 2 DESC LIMIT {n};",
+        "VACUUM (VERBOSE) {tbl};",
+    ),
+    "yaml": (
+        "{name}: {n}",
+        'upstream: "{host}:{port}"',
+        "image: {registry}/{proj}:{ver}",
+        "timeout: {ms}ms",
+        "owner: {person}",
+        "path: {path}",
+        "ticket: {ticket}",
+    ),
+}
+DETAILS_EN = (
+    "; {person} [[saw|got|hit]] {code}s from {host} [[while testing|during the test run|in QA]]",
+    "; the fix [[touches|changes|is in]] `{file}` and `{func}`",
+    "; {n} [[tenants|customers|accounts]] affected, [[the slowest at|worst case|peak]] {ms} ms",
+    "; {person} wants [[numbers|data|metrics]] from {env} first",
+    "[[, blocked until {person} merges PR #{pr}|; waiting for PR #{pr} "
+    "from {person}|, needs PR #{pr} ({person}) first]]",
+    "[[ after {person} hit {ticket} on {tool} {ver}|; {person} ran into {ticket} with {tool} {ver}"
+    "|, found via {ticket} ({tool} {ver}, {person})]]",
+    "[[; next step is|; next:|, then]] `{cmd}` on {host}",
+    "[[; notes at|; write-up:|, details at]] {url}",
+    "[[ — {person} signed off on {wd}|; {person} approved it {wd}|, OK'd by {person} on {wd}]]",
+    "[[; costs about|; roughly|, about]] {money} a month in {env}",
+    "[[, because|, since|; reason:]] {reason}",
+    "; {metric} [[went from|moved from|changed from]] {pct} to {pct2}",
+    "[[; rollback would be|; fallback is|, rollback target]] {proj} {ver}",
+    "[[; {person} pairs with {person2} on it|; {person} and {person2} share it|, {person2} helps {person}]]",
+    "[[, reported by {person} in|; {person} filed|, raised by {person} as]] {ticket}",
+    "[[; settings under|; knob is|, configured by]] `{key}` in `{path}`",
+    "[[; only {env} is affected, {proj} is fine|; {proj} is "
+    "unaffected, just {env}|, limited to {env} ({proj} OK)]]",
+    "; {big} rows [[touched|rewritten|migrated]] in {n} minutes",
+    "[[; {person} raised it at the {team} sync on {wd}|; came up in the {team} sync ({wd}, {person})"
+    "|, {person} flagged it to {team} on {wd}]]",
+    "[[; talked it through with {person} in {room}|; discussed with {person} ({room})"
+    "|, {person} and I went over it in {room}]]",
+    "[[, same as|, looks like|; duplicate of]] {ticket} from {month}",
+    "; {person} found [[the|an]] `{envvar}` override on {host}",
+    "; the {topic} part [[waits for|needs|depends on]] {tool} {ver}",
+    "; {person} measured {ms} ms on {host} with {big} rows",
+    "; {person} will [[write it up|document it|summarise it]] in `{path}`",
+    "; {tool} logs show {n} retries around {time}",
+    "[[; budget owner is {person}, {money} approved|; {person} "
+    "approved {money}|, {money} signed off by {person}]]",
+    "; it also unblocks {topic} for {person}",
+    "[[, {person} double-checked on {env} at {time}|; verified on {env} by {person} at {time}]]",
+    "; branch `{branch}`",
+    "; {person} suspects `{func}` in `{file}`",
+    "; {n} alerts fired on {host} between {time} and {time2}",
+    "; p99 {ms} ms on {env}, was {ms2} ms",
+    "[[; ETA {date}, owner {person}|; {person} owns it, ETA {date}]]",
+    "; touches {n} files across {proj} and {proj2}",
+    "; repro steps in {ticket}, logs at `{path}`",
+    "; {person} pinned {tool} to {ver} [[meanwhile|for now|in the meantime]]",
+    "; [[the cost is|that is]] {money} for {big} calls",
+    "; {person} asked to keep `{envvar}` at {n}",
+    "[[; see|; cf.|, compare]] {url} and {ticket}",
+)
+DETAILS_CN = (
+    "，{person} 测试时看到 {host} 返回 {code}",
+    "，改动涉及 `{file}` 和 `{func}`",
+    "，影响 {n} 个租户，最慢 {ms} ms",
+    "，{person} 想先看{cenv}的数据",
+    "，要等 {person} 合并 PR #{pr}",
+    "，是 {person} 在 {tool} {ver} 上发现的（{ticket}）",
+    "，下一步在 {host} 上跑 `{cmd}`",
+    "，记录在 {url}",
+    "，{person} {cnwd}已经确认",
+    "，{cenv}每月大概 {money}",
+    "，原因是{creason}",
+    "，{cmetric}从 {pct} 变成 {pct2}",
+    "，回滚方案是退回 {proj} {ver}",
+    "，{person} 和 {person2} 一起弄",
+    "，{person} 通过 {ticket} 反馈的",
+    "，配置 `{key}` 在 `{path}` 里",
+    "，只影响{cenv}，{proj} 没问题",
+    "，涉及 {big} 行数据，跑了 {n} 分钟",
+    "，{person} 在{team}周会上提的",
+    "，在{room}和 {person} 讨论过",
+    "，和{cndate}的 {ticket} 是同一个问题",
+    "，{person} 在 {host} 上发现了 `{envvar}` 的覆盖配置",
+    "，{ctopic}那部分要等 {tool} {ver}",
+    "，{person} 在 {host} 上用 {big} 行数据测出 {ms} ms",
+    "，{person} 会整理到 `{path}`",
+    "，{tool} 日志里 {time} 前后重试了 {n} 次",
+    "，预算 {money}，{person} 批的",
+    "，顺便解决了 {person} 的{ctopic}问题",
+    "，{person} {time} 在{cenv}复查过",
+    "，分支 `{branch}`",
+)
 TAILS_EN = (
     ", see {ticket}",
     " (PR #{pr})",
@@ -787,28 +982,25 @@ def fields_of(text: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
+_ALT = re.compile(r"\[\[(.*?)\]\]")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _is_cn(text: str) -> bool:
+    """Whether a template is written in Chinese (its fixed words contain CJK)."""
+    return bool(_CJK.search(re.sub(r"\{[^}]*\}", "", text)))
+
+
 @dataclass(frozen=True, slots=True)
 class Template:
-    text: str
-    fields: tuple[str, ...]
-
-    @classmethod
-    def of(cls, text: str) -> Template:
-        return cls(text, fields_of(text))
-
-
-_ALT = re.compile(r"\[\[(.*?)\]\]")
-
-
-@dataclass(frozen=True, slots=True)
-class AltTemplate:
-    """A template with ``[[a|b]]`` groups of interchangeable wordings."""
+    """A str.format template with ``[[a|b]]`` groups of interchangeable wordings."""
 
     parts: tuple[str | tuple[str, ...], ...]
     fields: tuple[str, ...]
+    cn: bool
 
     @classmethod
-    def of(cls, text: str) -> AltTemplate:
+    def of(cls, text: str) -> Template:
         parts: list[str | tuple[str, ...]] = []
         pos = 0
         for m in _ALT.finditer(text):
@@ -817,12 +1009,16 @@ class AltTemplate:
             pos = m.end()
         parts.append(text[pos:])
         flat = _ALT.sub(lambda m: " ".join(m.group(1).split("|")), text)
-        return cls(tuple(parts), fields_of(flat))
+        return cls(tuple(parts), fields_of(flat), _is_cn(text))
 
     @property
     def groups(self) -> list[int]:
         """How many options each [[...]] group has."""
         return [len(p) for p in self.parts if isinstance(p, tuple)]
+
+    def choose(self, rng: Random) -> list[int]:
+        """A random wording: one option index per [[...]] group."""
+        return [rng.randrange(n) for n in self.groups]
 
     def render(self, choice: Sequence[int], values: dict[str, str]) -> str:
         it = iter(choice)
@@ -838,10 +1034,11 @@ class Slots:
         self.persona = persona
         self.main_projects = tuple(main_projects)
         self.day = DEFAULT_START
-        self.people = EN_NAMES + CN_NICKS + tuple(s + g for s in CN_SURNAMES for g in CN_GIVEN[:24])
+        self.cn_people = CN_NICKS + tuple(s + g for s in CN_SURNAMES for g in CN_GIVEN[:24])
+        self.cn = False  # language of the template being filled: picks mostly matching names
         self.generators: dict[str, Callable[[], str]] = {
             "proj": self.project,
-            "person": lambda: rng.choice(self.people),
+            "person": self.person,
             "user": lambda: persona,
             "tool": lambda: rng.choice(TOOLS),
             "ver": self.version,
@@ -862,7 +1059,7 @@ class Slots:
             "date": lambda: self.some_date().isoformat(),
             "cndate": lambda: self.cn_date(self.some_date()),
             "month": lambda: rng.choice(MONTHS_EN) + f" {self.day.year}",
-            "time": lambda: f"{rng.randint(7, 23):02d}:{rng.choice((0, 10, 15, 20, 30, 40, 45, 50)):02d}",
+            "time": self.clock,
             "wd": lambda: rng.choice(WEEKDAYS_EN),
             "cnwd": lambda: rng.choice(WEEKDAYS_CN),
             "topic": lambda: rng.choice(TOPICS_EN),
@@ -893,15 +1090,30 @@ class Slots:
             "city": lambda: rng.choice(CITIES),
             "team": lambda: rng.choice(TEAMS),
             "login": lambda: rng.choice(("deploy", "ops", "admin", "ci", "app")) + str(rng.randint(1, 99)),
+            "tbl": lambda: f"{rng.choice(FILE_STEMS)}_{rng.choice(TABLE_SUFFIXES)}",
+            "col": lambda: rng.choice(COLUMNS),
+            "name": lambda: rng.choice(KEY_NAMES),
         }
 
     # -- individual kinds --------------------------------------------------------------------
 
+    def person(self) -> str:
+        rng = self.rng
+        if rng.random() < (0.85 if self.cn else 0.2):
+            return rng.choice(self.cn_people)
+        name = rng.choice(EN_NAMES)
+        return f"{name} {rng.choice(EN_INITIALS)}." if rng.random() < 0.3 else name
+
     def project(self) -> str:
         rng = self.rng
-        if self.main_projects and rng.random() < 0.25:
+        if self.main_projects and rng.random() < 0.06:
             return rng.choice(self.main_projects)
         return f"{rng.choice(PROJECT_BASES)}-{rng.choice(PROJECT_PARTS)}"
+
+    def clock(self) -> str:
+        rng = self.rng
+        minute = rng.randint(0, 59) if rng.random() < 0.6 else rng.choice((0, 15, 30, 45))
+        return f"{rng.randint(7, 23):02d}:{minute:02d}"
 
     def version(self) -> str:
         rng = self.rng
@@ -994,6 +1206,14 @@ class Slots:
         out: dict[str, str] = {}
         for name in fields:
             kind = name.rstrip("0123456789")
+            if kind in ("date", "cndate") and name != kind:
+                first = self.day + timedelta(days=self.rng.randint(-20, 75))
+                later = first + timedelta(days=self.rng.randint(1, 14))
+                out[kind] = first.isoformat() if kind == "date" else self.cn_date(first)
+                out[name] = later.isoformat() if kind == "date" else self.cn_date(later)
+                continue
+            if name in out:
+                continue
             gen = self.generators[kind]
             value = gen()
             for _ in range(8):
@@ -1003,8 +1223,13 @@ class Slots:
             out[name] = value
         return out
 
-    def fill(self, template: Template) -> str:
-        return tidy(template.text.format_map(self.values(template.fields)))
+    def fill(self, template: Template, fragment: bool = False) -> str:
+        """The template in a random wording with fresh slot values.
+
+        A fragment (detail, tail) keeps its leading blank; a head is stripped."""
+        self.cn = template.cn
+        text = tidy(template.render(template.choose(self.rng), self.values(template.fields)))
+        return text if fragment else text.strip()
 
 
 _SPACES = re.compile(r"(?<=[\u3000-\u303f\uff00-\uffef]) | (?=[\u3000-\u303f\uff00-\uffef])|  +")
@@ -1012,7 +1237,7 @@ _SPACES = re.compile(r"(?<=[\u3000-\u303f\uff00-\uffef]) | (?=[\u3000-\u303f\uff
 
 def tidy(text: str) -> str:
     """Drop the blanks that slot values leave next to CJK punctuation, collapse double spaces."""
-    return _SPACES.sub(lambda m: " " if len(m.group(0)) > 1 else "", text).strip()
+    return _SPACES.sub(lambda m: " " if len(m.group(0)) > 1 else "", text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1042,13 +1267,17 @@ class Day:
 class Compiled:
     en: dict[str, tuple[Template, ...]]
     cn: dict[str, tuple[Template, ...]]
+    details_en: tuple[Template, ...]
+    details_cn: tuple[Template, ...]
     tails_en: tuple[Template, ...]
     tails_cn: tuple[Template, ...]
     subs_en: tuple[Template, ...]
     subs_cn: tuple[Template, ...]
     cont_en: tuple[Template, ...]
     cont_cn: tuple[Template, ...]
-    para: tuple[AltTemplate, ...]
+    code_heads: tuple[Template, ...]
+    code_lines: dict[str, tuple[Template, ...]]
+    para: tuple[Template, ...]
     near: tuple[tuple[Template, str, str], ...]
 
 
@@ -1059,13 +1288,17 @@ def compile_templates() -> Compiled:
     return Compiled(
         en={k: many(v) for k, v in EN.items()},
         cn={k: many(v) for k, v in CN.items()},
+        details_en=many(DETAILS_EN),
+        details_cn=many(DETAILS_CN),
         tails_en=many(TAILS_EN),
         tails_cn=many(TAILS_CN),
         subs_en=many(SUBS_EN),
         subs_cn=many(SUBS_CN),
         cont_en=many(CONT_EN),
         cont_cn=many(CONT_CN),
-        para=tuple(AltTemplate.of(t) for t in PARA_EN + PARA_CN),
+        code_heads=many(CODE_HEADS),
+        code_lines={k: many(v) for k, v in CODE_LINES.items()},
+        para=tuple(Template.of(t) for t in PARA_EN + PARA_CN),
         near=tuple((Template.of(t), slot, kind) for t, slot, kind in NEAR_MISS),
     )
 
@@ -1084,13 +1317,26 @@ class Writer:
 
     # -- sentences ---------------------------------------------------------------------------
 
-    def sentence(self, category: str, cn: bool, tail: bool = True) -> str:
+    def sentence(self, category: str, cn: bool, tail: bool = True, detail: float | None = None) -> str:
+        """A head clause of `category`, usually a detail clause, sometimes a short tail."""
         rng = self.rng
+        if detail is None:  # English heads resemble each other more: they nearly always get a detail
+            detail = 0.88 if cn else 0.96
         table = self.t.cn if cn else self.t.en
         text = self.slots.fill(rng.choice(table[category]))
-        if tail and rng.random() < 0.35:
-            text += self.slots.fill(rng.choice(self.t.tails_cn if cn else self.t.tails_en))
+        if rng.random() < detail:
+            text += self.detail(cn)
+        if tail and rng.random() < 0.3:
+            text += self.slots.fill(rng.choice(self.t.tails_cn if cn else self.t.tails_en), fragment=True)
         return text
+
+    def task_text(self, cn: bool) -> str:
+        table = self.t.cn if cn else self.t.en
+        text = self.slots.fill(self.rng.choice(table["task"]))
+        return text + self.detail(cn) if self.rng.random() < (0.85 if cn else 0.95) else text
+
+    def detail(self, cn: bool) -> str:
+        return self.slots.fill(self.rng.choice(self.t.details_cn if cn else self.t.details_en), fragment=True)
 
     def fresh(self, make: Callable[[], list[str]]) -> list[str]:
         """Lines from `make` whose normalised text was not produced before."""
@@ -1132,10 +1378,7 @@ class Writer:
         if roll < 0.135:
             done = rng.random() < 0.4
             box = "[x]" if done else "[ ]"
-            table = self.t.cn if cn else self.t.en
-            return Item(
-                "task", self.fresh(lambda: [f"- {box} " + self.slots.fill(rng.choice(table["task"]))])
-            )
+            return Item("task", self.fresh(lambda: [f"- {box} " + self.task_text(cn)]))
         category = self.category()
         multi = rng.random() < 0.13
         lines = self.fresh(lambda: self.bullet_lines(category, cn, multi))
@@ -1150,8 +1393,7 @@ class Writer:
         rng = self.rng
         cn = rng.random() < 0.5
         if rng.random() < 0.1:
-            table = self.t.cn if cn else self.t.en
-            return Item("task", self.fresh(lambda: ["- [ ] " + self.slots.fill(rng.choice(table["task"]))]))
+            return Item("task", self.fresh(lambda: ["- [ ] " + self.task_text(cn)]))
         category = rng.choice(("preference", "decision", "environment", "environment", "lesson", "data"))
         multi = rng.random() < 0.2
         return Item("bullet", self.fresh(lambda: self.bullet_lines(category, cn, multi)))
@@ -1160,9 +1402,8 @@ class Writer:
         rng = self.rng
         sentences = []
         for _ in range(rng.randint(2, 3)):
-            s = self.sentence(
-                rng.choice(("progress", "decision", "data", "meeting", "lesson")), cn, tail=False
-            )
+            cat = rng.choice(("progress", "decision", "data", "meeting", "lesson"))
+            s = self.sentence(cat, cn, tail=False, detail=0.5)
             sentences.append(s[0].upper() + s[1:] if not cn else s)
         while not sentences[0][0].isalpha():
             s = self.sentence("progress", cn, tail=False)
@@ -1178,45 +1419,16 @@ class Writer:
         return [joiner.join(s + end for s in sentences)]
 
     def code_block(self) -> list[str]:
+        """A fenced block of 2-5 shell, SQL or YAML lines with a comment naming what it is for."""
         rng = self.rng
-        v = self.slots.values(("proj", "ver", "registry", "host", "port", "key", "n", "path", "topic"))
-        proj = v["proj"]
-        kind = rng.randrange(4)
-        if kind == 0:
-            body = [
-                "```bash",
-                f"# {v['topic']} for {proj}",
-                f"docker build -t {v['registry']}/{proj}:{v['ver']} .",
-                f"docker push {v['registry']}/{proj}:{v['ver']}",
-                f"kubectl -n {proj.split('-')[0]} rollout restart deploy/{proj}",
-                "```",
-            ]
-        elif kind == 1:
-            tbl = v["topic"].replace(" ", "_").replace("-", "_").replace("/", "_").lower()
-            body = [
-                "```sql",
-                f"CREATE INDEX CONCURRENTLY idx_{tbl}_{v['n']} ON {tbl} (tenant_id, created_at);",
-                f"ANALYZE {tbl};",
-                "```",
-            ]
-        elif kind == 2:
-            section, name = v["key"].split(".")
-            body = [
-                "```yaml",
-                f"{section}:",
-                f"  {name}: {v['n']}",
-                f'  upstream: "{v["host"]}:{v["port"]}"',
-                f"  image: {v['registry']}/{proj}:{v['ver']}",
-                "```",
-            ]
-        else:
-            body = [
-                "```bash",
-                f"ssh {v['host']} -p {v['port']}",
-                f"tail -n {v['n']} {v['path']}",
-                "```",
-            ]
-        return body
+        lang = rng.choice(("bash", "bash", "sql", "yaml"))
+        pool = self.t.code_lines[lang]
+        comment = "--" if lang == "sql" else "#"
+        head = self.slots.fill(rng.choice(self.t.code_heads))
+        body = [self.slots.fill(t) for t in rng.sample(pool, rng.randint(2, 4))]
+        if lang == "yaml":
+            body = [f"{rng.choice(KEY_SECTIONS)}:"] + ["  " + line for line in body]
+        return [f"```{lang}", f"{comment} {head}", *body, "```"]
 
     def table(self, cn: bool) -> list[str]:
         rng = self.rng
@@ -1235,9 +1447,11 @@ class Writer:
         for _ in range(200):
             tpl = rng.choice(self.t.para)
             groups = tpl.groups
+            self.slots.cn = tpl.cn
             values = self.slots.values(tpl.fields)
+            suffix = self.detail(tpl.cn) if rng.random() < 0.85 else ""
             base = [rng.randrange(n) for n in groups]
-            texts = [tidy(tpl.render(base, values))]
+            texts = [tidy(tpl.render(base, values)).strip() + suffix]
             norms = [normalise(texts[0])]
             choices = [base]
             for _ in range(40):
@@ -1246,7 +1460,7 @@ class Writer:
                 cand = list(rng.choice(choices))
                 for g in rng.sample(range(len(groups)), min(len(groups), rng.randint(1, 2))):
                     cand[g] = rng.randrange(groups[g])
-                text = tidy(tpl.render(cand, values))
+                text = tidy(tpl.render(cand, values)).strip() + suffix
                 norm = normalise(text)
                 if norm in norms or norm in self.seen:
                     continue
@@ -1264,10 +1478,13 @@ class Writer:
         rng = self.rng
         for _ in range(200):
             tpl, slot, kind = rng.choice(self.t.near)
+            self.slots.cn = tpl.cn
             values = self.slots.values(tpl.fields)
             other = self.vary(kind, values[slot])
-            a = tidy(tpl.text.format_map(values))
-            b = tidy(tpl.text.format_map({**values, slot: other}))
+            suffix = self.detail(tpl.cn) if rng.random() < 0.85 else ""
+            choice = tpl.choose(rng)
+            a = tidy(tpl.render(choice, values)).strip() + suffix
+            b = tidy(tpl.render(choice, {**values, slot: other})).strip() + suffix
             na, nb = normalise(a), normalise(b)
             if na == nb or na in self.seen or nb in self.seen:
                 continue
@@ -1432,7 +1649,9 @@ def core_memory(rng: Random, writer: Writer, persona: str, main_projects: Sequen
         out = []
         for i in range(count):
             cn = i % 2 == 1
-            out.append(writer.fresh(lambda c=cn: ["- " + writer.sentence(category, c, tail=False)]))
+            out.append(
+                writer.fresh(lambda c=cn: ["- " + writer.sentence(category, c, tail=False, detail=0.5)])
+            )
         return out
 
     prefs = entries("preference", 9)

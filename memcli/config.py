@@ -8,6 +8,7 @@ so a typo never silently falls back to a default.
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,53 +25,54 @@ ENV_PREFIX = "MEMCLI_"
 ENV_OPTIONS = frozenset({"MEMCLI_WORKSPACE", "MEMCLI_CONFIG", "MEMCLI_NOW"})
 
 
-def _coerce(name: str, value: Any, source: str) -> Any:
-    default = POLICY_FIELDS[name].default
-    where = f"{source}: {name}"
+def _coerce(name: str, value: Any, where: str) -> Any:
+    """One setting checked and converted; `where` names it as the user wrote it."""
+    f = POLICY_FIELDS[name]
+    default = f.default
     if isinstance(default, str):
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a string, got {value!r}")
+        if name == "timezone" and value:
+            _check_timezone(value, where)
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{where} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ConfigError(f"{where} must be a finite number, got {value}")
     if isinstance(default, int):
         if isinstance(value, float) and not value.is_integer():
             raise ConfigError(f"{where} must be a whole number, got {value!r}")
-        return int(value)
-    return float(value)
+        value = int(value)
+    else:
+        value = float(value)
+    low, high = f.metadata["min"], f.metadata["max"]
+    if low is not None and value < low:
+        raise ConfigError(f"{where} must be at least {low}, got {value}")
+    if high is not None and value > high:
+        raise ConfigError(f"{where} must be at most {high}, got {value}")
+    return value
 
 
-def _from_env_text(name: str, text: str, source: str) -> Any:
+def _check_timezone(name: str, where: str) -> None:
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"{where}: {name!r} is not a known IANA time zone",
+            "use a name such as Asia/Shanghai or Europe/Berlin",
+        ) from None
+
+
+def _from_env_text(name: str, text: str, var: str) -> Any:
     default = POLICY_FIELDS[name].default
     if isinstance(default, str):
         return text
     try:
-        return float(text) if "." in text or "e" in text.lower() else int(text)
+        return float(text) if "." in text or "e" in text.lower() or "n" in text.lower() else int(text)
     except ValueError:
-        raise ConfigError(f"{source} must be a number, got {text!r}") from None
-
-
-def validate(policy: Policy, source: str) -> Policy:
-    for name, f in POLICY_FIELDS.items():
-        value = getattr(policy, name)
-        if isinstance(value, str):
-            continue
-        low, high = f.metadata["min"], f.metadata["max"]
-        if low is not None and value < low:
-            raise ConfigError(f"{source}: {name} must be at least {low}, got {value}")
-        if high is not None and value > high:
-            raise ConfigError(f"{source}: {name} must be at most {high}, got {value}")
-    if policy.timezone:
-        import zoneinfo
-
-        try:
-            zoneinfo.ZoneInfo(policy.timezone)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            raise ConfigError(
-                f"{source}: timezone {policy.timezone!r} is not a known IANA time zone",
-                "use a name such as Asia/Shanghai or Europe/Berlin",
-            ) from None
-    return policy
+        raise ConfigError(f"{var} must be a number, got {text!r}") from None
 
 
 def _unknown(names: list[str], source: str) -> ConfigError:
@@ -89,7 +91,7 @@ def values_from_toml(text: str, source: str) -> dict[str, Any]:
     unknown = [k for k in data if k not in POLICY_FIELDS and k != "rules"]
     if unknown:
         raise _unknown(unknown, source)
-    values = {k: _coerce(k, v, source) for k, v in data.items() if k != "rules"}
+    values = {k: _coerce(k, v, f"{source}: {k}") for k, v in data.items() if k != "rules"}
     if "rules" in data:
         values["rules"] = rule_overrides(data["rules"], source)
     return values
@@ -148,7 +150,7 @@ def values_from_env(environ: Mapping[str, str]) -> dict[str, Any]:
         if name not in POLICY_FIELDS:
             unknown.append(var)
             continue
-        values[name] = _coerce(name, _from_env_text(name, text, var), "environment")
+        values[name] = _coerce(name, _from_env_text(name, text, var), var)
     if unknown:
         raise _unknown(unknown, "environment")
     return values
@@ -159,6 +161,8 @@ def config_path(explicit: str | None, environ: Mapping[str, str], workspace: Pat
     named = explicit or environ.get("MEMCLI_CONFIG")
     if named:
         path = Path(named).expanduser()
+        if path.is_dir():
+            raise ConfigError(f"config file {named} is a folder", "name the memcli.toml file itself")
         if not path.is_file():
             raise ConfigError(f"config file {named} does not exist")
         return path
@@ -176,15 +180,16 @@ def load_policy(
     if path is not None:
         values.update(values_from_toml(read_config_text(path), path.name))
     values.update(values_from_env(environ))
-    policy = validate(Policy(**values), "configuration")
+    policy = Policy(**values)
     if overrides:
         policy = with_flags(policy, overrides)
     return policy
 
 
 def with_flags(policy: Policy, overrides: Mapping[str, Any]) -> Policy:
-    """Command-line flags over everything else, validated like the file's values."""
-    return validate(dataclasses.replace(policy, **overrides), "flags")
+    """Command-line flags over everything else, checked like the file's values."""
+    checked = {k: _coerce(k, v, f"--{k.replace('_', '-')}") for k, v in overrides.items()}
+    return dataclasses.replace(policy, **checked)
 
 
 def default_toml() -> str:

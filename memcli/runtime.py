@@ -36,46 +36,59 @@ class Runtime:
     config: Path | None
 
     @property
-    def tz(self) -> tzinfo:
+    def tz(self) -> tzinfo | None:
+        """The configured zone; None means the host's own rules (with its summer time)."""
         return user_timezone(self.policy)
-
-    @property
-    def today(self) -> date:
-        """Today in the user's time zone: the date of the note being written now."""
-        return self.now.astimezone(self.tz).date()
 
     @property
     def now_local(self) -> datetime:
         """`now` as a naive wall-clock time in the user's zone, the frame entry dates live in."""
-        return self.now.astimezone(self.tz).replace(tzinfo=None)
+        return to_local(self.now, self.tz)
+
+    @property
+    def today(self) -> date:
+        """Today in the user's time zone: the date of the note being written now."""
+        return self.now_local.date()
 
     @property
     def rules(self) -> Rules:
         return build_rules(self.policy.rules)
 
 
-def user_timezone(policy: Policy) -> tzinfo:
+def user_timezone(policy: Policy) -> tzinfo | None:
     if policy.timezone:
         import zoneinfo
 
         return zoneinfo.ZoneInfo(policy.timezone)
-    local = datetime.now().astimezone().tzinfo
-    assert local is not None
-    return local
+    return None
 
 
-def parse_now(text: str | None, tz: tzinfo, clock: datetime | None = None) -> datetime:
+def to_local(moment: datetime, tz: tzinfo | None) -> datetime:
+    """The naive wall-clock time of an aware `moment` in `tz` (None: the host's zone)."""
+    try:
+        return (moment.astimezone(tz) if tz is not None else moment.astimezone()).replace(tzinfo=None)
+    except (OverflowError, OSError, ValueError):
+        raise UsageError(f"{moment.isoformat()} is out of range", "use a date from 1970 to 9999") from None
+
+
+def parse_now(text: str | None, tz: tzinfo | None, source: str = "--now") -> datetime:
     """--now / MEMCLI_NOW as an aware datetime; the real clock when absent."""
     if not text:
-        return clock if clock is not None else datetime.now(tz)
+        return datetime.now(tz) if tz is not None else datetime.now().astimezone()
     try:
         value = datetime.fromisoformat(text.strip())
-    except ValueError:
+        aware = (
+            value
+            if value.tzinfo is not None
+            else (value.replace(tzinfo=tz) if tz is not None else value.astimezone())
+        )
+        to_local(aware, tz)
+    except (ValueError, OverflowError, OSError):
         raise UsageError(
-            f"--now {text!r} is not an ISO date or time",
+            f"{source} {text!r} is not a usable ISO date or time",
             "use e.g. 2026-10-31 or 2026-10-31T09:00+08:00",
         ) from None
-    return value if value.tzinfo is not None else value.replace(tzinfo=tz)
+    return aware
 
 
 def open_runtime(
@@ -90,5 +103,6 @@ def open_runtime(
         root = discover(options.workspace, env, cwd or Path.cwd(), home or Path.home())
     path = config_path(options.config, env, root)
     policy = load_policy(path, env)
-    now = parse_now(options.now or env.get("MEMCLI_NOW"), user_timezone(policy))
+    source = "--now" if options.now else "MEMCLI_NOW"
+    now = parse_now(options.now or env.get("MEMCLI_NOW"), user_timezone(policy), source)
     return Runtime(root=root, policy=policy, now=now, config=path)

@@ -210,7 +210,9 @@ def test_list_json_has_the_spec_keys_and_filters(cli: Invoke, ws: Path) -> None:
         ("memory/2026-10-30.md", 3),
     ]
     assert entries[0]["section"] == "# MEMORY.md > ## Preferences"
-    assert entries[0]["tier"] == "core" and entries[0]["score"] == 5 and entries[0]["decayed"] == 5  # evergreen
+    assert (
+        entries[0]["tier"] == "core" and entries[0]["score"] == 5 and entries[0]["decayed"] == 5
+    )  # evergreen
     assert entries[3]["tier"] == "discard" and entries[3]["score"] == -1  # 好的
     assert entries[2]["date"] == "2026-10-29" and entries[2]["time"] == "09:10"
     assert entries[4]["kind"] == "task" and entries[4]["done"] is False

@@ -15,9 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import CORPUS
 from memcli.core.entries import BOM, Document, parse
-
-CORPUS = Path("/work/shared/corpus")
 
 
 def _corpus_files() -> list[Path]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, Any
@@ -11,7 +10,7 @@ import typer
 
 from memcli.cli.common import output, runtime
 from memcli.cli.output import one_line
-from memcli.core.analysis import Assessed
+from memcli.core.analysis import Assessed, Selection
 from memcli.core.scoring import Tier
 from memcli.errors import UsageError
 from memcli.services import assess
@@ -97,23 +96,13 @@ def list_entries(
     its own timestamp, its heading's, or its file's. Tiers: core (MEMORY.md-worthy), task,
     session, discard (noise).
     """
-    first, last = parse_day(since, "--since"), parse_day(until, "--until")
+    selection = Selection(
+        tuple(file or ()), parse_day(since, "--since"), parse_day(until, "--until"), tier, stale
+    )
     run = runtime(ctx)
     out = output(ctx)
-    patterns = file or []
     _, analysis = assess(run)
-
-    def chosen(a: Assessed) -> bool:
-        e = a.entry
-        return (
-            (not patterns or any(fnmatch.fnmatch(e.file, p) or e.file == p.lstrip("./") for p in patterns))
-            and (first is None or (e.date is not None and e.date >= first))
-            and (last is None or (e.date is not None and e.date <= last))
-            and (tier is None or a.tier is tier)
-            and (not stale or a.stale)
-        )
-
-    rows = [a for a in analysis.assessed if chosen(a)]
+    rows = [a for a in analysis.assessed if selection(a)]
     key = _sort_key(sort)
     if key is not None:
         rows.sort(key=key)

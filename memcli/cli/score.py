@@ -13,7 +13,7 @@ from memcli.config import config_path, load_policy
 from memcli.core.rules import build_rules
 from memcli.core.scoring import score_text, tier_of
 from memcli.errors import UsageError
-from memcli.runtime import parse_now, user_timezone
+from memcli.runtime import parse_now, to_local, user_timezone
 
 
 def score(
@@ -40,7 +40,8 @@ def score(
     except UsageError:
         opts = options(ctx)
         policy = load_policy(config_path(opts.config, os.environ, None), os.environ)
-        today = parse_now(opts.now or os.environ.get("MEMCLI_NOW"), user_timezone(policy)).date()
+        tz = user_timezone(policy)
+        today = to_local(parse_now(opts.now or os.environ.get("MEMCLI_NOW"), tz), tz).date()
     scored = score_text(body, build_rules(policy.rules), kind=kind, today=today)
     tier = tier_of(scored, policy)
     if out.json_mode:

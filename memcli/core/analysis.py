@@ -6,6 +6,7 @@ This is where the scoring rules, decay and duplicate groups meet; `list`,
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -138,3 +139,29 @@ def analyse(
         )
     lifted = tuple(groups)
     return Analysis(tuple(assessed), lifted)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which entries to show: file globs, a date range, a tier, only stale ones."""
+
+    files: tuple[str, ...] = ()
+    since: date | None = None
+    until: date | None = None
+    tier: Tier | None = None
+    stale: bool = False
+
+    def matches_file(self, rel: str) -> bool:
+        return not self.files or any(
+            fnmatch.fnmatch(rel, p) or rel == p.removeprefix("./") for p in self.files
+        )
+
+    def __call__(self, a: Assessed) -> bool:
+        day = a.entry.date
+        return (
+            self.matches_file(a.entry.file)
+            and (self.since is None or (day is not None and day >= self.since))
+            and (self.until is None or (day is not None and day <= self.until))
+            and (self.tier is None or a.tier is self.tier)
+            and (not self.stale or a.stale)
+        )

@@ -3,16 +3,38 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date
 
-_HAS_MARKER = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])[ \t]")
+from memcli.core.entries import parse
+from memcli.errors import UsageError
+
+_HAS_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])[ \t]")
+
+
+def check_entry_text(text: str) -> str:
+    """The text of a new entry, refused when it is empty, not UTF-8 or holds control characters."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError("the text is not valid UTF-8", "pass UTF-8 text") from None
+    bad = next(
+        (ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\t\n\r"),
+        None,
+    )
+    if bad is not None:
+        raise UsageError(f"the text holds a control character (U+{ord(bad):04X})", "remove it")
+    if not text.strip():
+        raise UsageError("nothing to add: the text is empty")
+    return text
 
 
 def as_bullet(text: str, pinned: bool = False, importance: int | None = None) -> str:
-    """One entry as a list item; continuation lines are indented under it. Ends in LF."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").strip("\n").split("\n")]
+    """One entry as a top-level list item; continuation lines are indented under it. Ends in LF."""
+    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").strip("\n").split("\n")]
+    lines[0] = lines[0].lstrip()
     if not _HAS_MARKER.match(lines[0]):
-        lines = ["- " + lines[0].lstrip()] + ["  " + line if line else "" for line in lines[1:]]
+        lines = ["- " + lines[0]] + ["  " + line if line else "" for line in lines[1:]]
     if pinned:
         lines[0] += " #pin"
     if importance is not None:
@@ -23,3 +45,15 @@ def as_bullet(text: str, pinned: bool = False, importance: int | None = None) ->
 def daily_note(day: date, first_entry: str) -> str:
     """A new daily note: its heading, a blank line, the first entry."""
     return f"# {day.isoformat()}\n\n{first_entry}"
+
+
+def separator_before(existing: str, entry: str) -> str | None:
+    """What must come between a note's text and a new entry so that the entry stands on its own:
+    "" or a blank line; None when no separator helps (the note ends inside a fence or comment)."""
+    base = existing if not existing or existing.endswith("\n") else existing + "\n"
+    want = entry.rstrip("\n")
+    for sep in ("", "\n"):
+        doc = parse(base + sep + entry)
+        if doc.entries and doc.entries[-1].text.lstrip("\ufeff") == want:
+            return sep
+    return None

@@ -169,6 +169,22 @@ class Document:
         return None
 
 
+_CONFLICT_START = re.compile(r"^<{7}(?: |$)", re.MULTILINE)
+_CONFLICT_MID = re.compile(r"^={7}[ \t]*$", re.MULTILINE)
+_CONFLICT_END = re.compile(r"^>{7}(?: |$)", re.MULTILINE)
+
+
+def conflict_marker_line(text: str) -> int | None:
+    """The line of an unresolved git merge conflict (<<<<<<< … ======= … >>>>>>>), if any."""
+    start = _CONFLICT_START.search(text)
+    if start is None:
+        return None
+    mid = _CONFLICT_MID.search(text, start.end())
+    if mid is None or _CONFLICT_END.search(text, mid.end()) is None:
+        return None
+    return text.count("\n", 0, start.start()) + 1
+
+
 def split_lines(text: str) -> list[str]:
     """Split on LF only, each piece keeping its ending (CRLF stays whole)."""
     if not text:

@@ -1,28 +1,36 @@
 """Reading and writing workspace files without ever losing a byte (SPEC §14).
 
-- Reads take bytes and decode UTF-8 strictly; binary, oversized and
-  non-UTF-8 files are refused with the file and offset named.
+- Reads take bytes and decode UTF-8 strictly; binary, oversized,
+  conflict-marked and non-UTF-8 files are refused with the file and place named.
 - `atomic_write` writes a temp file in the same folder, fsyncs it, keeps the
-  file's mode, re-checks that the file still holds what was read (lines an
-  agent appended meanwhile are carried over), renames, and fsyncs the folder.
-- `append_text` only ever adds bytes at the end.
+  file's mode and owner, re-checks that the file still holds what was read
+  (lines an agent appended meanwhile are carried over), renames, and fsyncs
+  the folder. Until the lines appended during the rename are carried too, the
+  old file stays reachable under `.memcli/carry/`, so a crash cannot lose them.
+- `append_text` only ever adds bytes at the end, and takes back a torn write.
 - No path is followed out of the workspace through a symlink.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memcli.core.roles import TEMP_SUFFIX
+from memcli.core.entries import conflict_marker_line
+from memcli.core.roles import STATE_DIR, TEMP_SUFFIX
 from memcli.errors import ConfigError, ConflictError, DataError
 
 READ_CHUNK = 1 << 20
+CARRY_DIR = f"{STATE_DIR}/carry"
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +43,7 @@ class FileState:
     inode: int
     uid: int
     gid: int
+    links: int = 1
 
 
 def display(path: Path, root: Path | None) -> str:
@@ -44,11 +53,20 @@ def display(path: Path, root: Path | None) -> str:
     return str(path)
 
 
-def resolve_inside(path: Path, root: Path) -> Path:
-    """The real path behind `path`, refused when a symlink leads out of `root`."""
+def _megabytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n:,} bytes"
+
+
+def is_inside(path: Path, root: Path) -> bool:
     real_root = Path(os.path.realpath(root))
     real = Path(os.path.realpath(path))
-    if real != real_root and real_root not in real.parents:
+    return real == real_root or real_root in real.parents
+
+
+def resolve_inside(path: Path, root: Path) -> Path:
+    """The real path behind `path`, refused when a symlink leads out of `root`."""
+    real = Path(os.path.realpath(path))
+    if not is_inside(path, root):
         raise DataError(
             f"{display(path, root)} is a symlink to {real}, outside the workspace",
             "memcli does not follow links out of the workspace; replace the link with the file",
@@ -61,19 +79,22 @@ def _check_regular(path: Path, st: os.stat_result, root: Path | None, max_bytes:
         raise DataError(f"{display(path, root)} is not a regular file", "move it out of the workspace")
     if st.st_size > max_bytes:
         raise DataError(
-            f"{display(path, root)} is {st.st_size / 1e6:.1f} MB, over the limit of "
-            f"{max_bytes / 1e6:.1f} MB for one note",
+            f"{display(path, root)} is {_megabytes(st.st_size)}, over the limit of "
+            f"{_megabytes(max_bytes)} for one note",
             "split it into smaller notes, or raise max_file_bytes in memcli.toml",
         )
 
 
-def read_state(path: Path, root: Path, max_bytes: int) -> FileState:
-    real = resolve_inside(path, root)
+def read_state(path: Path, root: Path, max_bytes: int, allow_outside: bool = False) -> FileState:
+    """The file's bytes and metadata. `allow_outside` is for files memcli only reads
+    (bootstrap files), never for anything it may write."""
+    real = Path(os.path.realpath(path)) if allow_outside else resolve_inside(path, root)
     try:
         _check_regular(path, os.stat(real), root, max_bytes)
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
     except FileNotFoundError:
-        raise DataError(f"{display(path, root)} does not exist") from None
+        what = "is a dangling symlink" if path.is_symlink() else "does not exist"
+        raise DataError(f"{display(path, root)} {what}") from None
     except PermissionError:
         raise DataError(f"{display(path, root)} cannot be read: permission denied") from None
     try:
@@ -82,7 +103,7 @@ def read_state(path: Path, root: Path, max_bytes: int) -> FileState:
         data = _read_all(fd)
     finally:
         os.close(fd)
-    return FileState(real, data, stat.S_IMODE(st.st_mode), st.st_ino, st.st_uid, st.st_gid)
+    return FileState(real, data, stat.S_IMODE(st.st_mode), st.st_ino, st.st_uid, st.st_gid, st.st_nlink)
 
 
 def _read_all(fd: int, offset: int = 0) -> bytes:
@@ -96,7 +117,10 @@ def _read_all(fd: int, offset: int = 0) -> bytes:
 
 
 def decode(data: bytes, name: str) -> str:
-    """Strict UTF-8; a BOM stays in the text so that rendering gives it back."""
+    """Strict UTF-8; a BOM stays in the text so that rendering gives it back.
+
+    Binary files and files left with git merge-conflict markers are refused.
+    """
     nul = data.find(b"\x00")
     if nul >= 0:
         raise DataError(
@@ -104,22 +128,31 @@ def decode(data: bytes, name: str) -> str:
             "move it out of the workspace or give it another extension",
         )
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise DataError(
             f"{name}: invalid UTF-8 at byte {exc.start} (line {line})",
             "re-save the file as UTF-8",
         ) from None
+    marker = conflict_marker_line(text)
+    if marker is not None:
+        raise DataError(
+            f"{name}: unresolved merge conflict at line {marker}",
+            "resolve the conflict (<<<<<<< / ======= / >>>>>>>) first",
+        )
+    return text
 
 
-def read_text(path: Path, root: Path, max_bytes: int) -> tuple[FileState, str]:
-    state = read_state(path, root, max_bytes)
+def read_text(path: Path, root: Path, max_bytes: int, allow_outside: bool = False) -> tuple[FileState, str]:
+    state = read_state(path, root, max_bytes, allow_outside)
     return state, decode(state.data, display(path, root))
 
 
 def read_config_text(path: Path, max_bytes: int = 1 << 20) -> str:
     """A configuration file (it may live outside the workspace); errors are ConfigErrors."""
+    if path.is_dir():
+        raise ConfigError(f"config file {path} is a folder", "name the memcli.toml file itself")
     try:
         st = os.stat(path)
         if st.st_size > max_bytes:
@@ -128,7 +161,7 @@ def read_config_text(path: Path, max_bytes: int = 1 << 20) -> str:
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: invalid UTF-8 at byte {exc.start}", "re-save it as UTF-8") from None
 
@@ -146,10 +179,10 @@ def ensure_writable(path: Path, root: Path) -> None:
             "make the workspace writable, or use --dry-run",
         )
     try:
-        file_mode = stat.S_IMODE(os.lstat(path).st_mode)
+        st = os.lstat(path)
     except FileNotFoundError:
         return
-    if not file_mode & 0o222:
+    if not stat.S_IMODE(st.st_mode) & 0o222 or not os.access(path, os.W_OK):
         raise DataError(
             f"{display(path, root)} is read-only; nothing was written",
             "make it writable (chmod u+w) if memcli should change it",
@@ -157,15 +190,12 @@ def ensure_writable(path: Path, root: Path) -> None:
 
 
 def temp_name(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    return path.with_name(f".{path.name[:48]}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
 
 
 def temp_owner_pid(name: str) -> int | None:
-    parts = name.split(".")
-    try:
-        return int(parts[-3])
-    except (IndexError, ValueError):
-        return None
+    m = TEMP_NAME.match(name)
+    return int(m.group(1)) if m else None
 
 
 def pid_alive(pid: int) -> bool:
@@ -198,9 +228,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-# Called between fsync of the temp file and the rename: the seam where a test
-# kills a writer at the worst moment.
+# Called just before and just after the rename: the seams where tests kill a
+# writer at the worst moments.
 before_replace: Callable[[Path, Path], None] = lambda temp, target: None  # noqa: E731
+after_replace: Callable[[Path], None] = lambda target: None  # noqa: E731
 
 
 def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None) -> int:
@@ -208,48 +239,61 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
 
     `expected` is what the caller read (None: the file must not exist yet). If
     the file changed other than by appends since then, nothing is written and
-    ConflictError is raised.
+    ConflictError is raised. Writing the bytes a file already holds is a no-op.
     """
     target = resolve_inside(path, root)
     name = display(path, root)
     ensure_writable(target, root)
+    if expected is not None and expected.links > 1:
+        raise DataError(
+            f"{name} has {expected.links} hard links; rewriting it would split them",
+            "replace the hard links by one file (or a symlink) first",
+        )
     old_fd: int | None = None
     seen = 0
+    carried = 0
     temp = temp_name(target)
+    carry: _Carry | None = None
     try:
         if expected is not None:
             try:
-                old_fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                old_fd = os.open(target, os.O_RDONLY | NOFOLLOW)
             except FileNotFoundError:
                 raise ConflictError(f"{name} was removed while memcli worked", "run again") from None
             if os.fstat(old_fd).st_ino != expected.inode:
                 raise ConflictError(f"{name} was replaced while memcli worked", "run again")
-        elif target.exists():
+            if data == expected.data and _read_all(old_fd) == expected.data:
+                return 0
+        elif target.exists() or target.is_symlink():
             raise ConflictError(f"{name} was created while memcli worked", "run again")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
         try:
-            mode = expected.mode if expected is not None else 0o666 & ~_umask()
-            os.fchmod(fd, mode)
+            os.fchmod(fd, expected.mode if expected is not None else 0o666 & ~_umask())
             if expected is not None and (expected.uid, expected.gid) != (os.getuid(), os.getgid()):
-                with contextlib.suppress(OSError):
+                try:
                     os.fchown(fd, expected.uid, expected.gid)
+                except OSError:
+                    raise DataError(
+                        f"{name} belongs to another user; rewriting it would change its owner",
+                        "run memcli as the file's owner",
+                    ) from None
             _write_all(fd, data)
-            carried = 0
             if old_fd is not None and expected is not None:
                 current = _read_all(old_fd)
-                if current != expected.data:
-                    if not current.startswith(expected.data):
-                        raise ConflictError(
-                            f"{name} changed while memcli worked (not only appended to)",
-                            "nothing was written; run again",
-                        )
-                    tail = current[len(expected.data) :]
-                    _write_all(fd, tail)
-                    carried = len(tail)
+                if not current.startswith(expected.data):
+                    raise ConflictError(
+                        f"{name} changed while memcli worked (not only appended to)",
+                        "nothing was written; run again",
+                    )
+                tail = current[len(expected.data) :]
+                _write_all(fd, tail)
+                carried = len(tail)
                 seen = len(current)
             os.fsync(fd)
         finally:
             os.close(fd)
+        if old_fd is not None:
+            carry = _Carry.keep(target, root, seen)
         before_replace(temp, target)
         if expected is None:
             try:
@@ -259,20 +303,100 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
             os.unlink(temp)
         else:
             os.replace(temp, target)
+            after_replace(target)
         fsync_dir(target.parent)
-        if old_fd is not None:
-            late = _read_all(old_fd, seen)
-            if late:
-                _append_bytes(target, late)
-                carried += len(late)
-        return carried
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
+        if carry is not None and _same_file(target, carry.link):
+            carry.discard()  # the rename did not happen: nothing to carry
+        if old_fd is not None:
+            os.close(old_fd)
         raise
+    try:
+        if old_fd is not None:
+            late = _read_all(old_fd, seen)
+            if late:
+                try:
+                    append_bytes(target, late)
+                except OSError as exc:
+                    raise DataError(
+                        f"{name}: {len(late)} bytes appended during the write could not be carried "
+                        f"({exc.strerror}); they are kept in {CARRY_DIR}/",
+                        "the next memcli run adds them back",
+                    ) from None
+                carried += len(late)
+        if carry is not None:
+            carry.discard()
     finally:
         if old_fd is not None:
             os.close(old_fd)
+    return carried
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Carry:
+    """The replaced file kept under .memcli/carry/ (a hard link) with the offset already copied."""
+
+    link: Path
+    record: Path
+
+    @classmethod
+    def keep(cls, target: Path, root: Path, offset: int) -> _Carry | None:
+        folder = root / CARRY_DIR
+        try:
+            make_dirs(folder, root)
+            token = f"{os.getpid()}.{secrets.token_hex(4)}"
+            link = folder / f"{token}.old"
+            os.link(target, link)
+        except (OSError, DataError):
+            return None  # another file system, or no room: fall back to the plain rename
+        record = folder / f"{token}.json"
+        with open(record, "w", encoding="utf-8") as f:
+            json.dump({"target": display(target, Path(os.path.realpath(root))), "offset": offset}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        fsync_dir(folder)
+        return cls(link, record)
+
+    def discard(self) -> None:
+        for path in (self.record, self.link):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+
+
+def recover_carried(root: Path) -> list[str]:
+    """Append what an interrupted write left in .memcli/carry/ to its file; return those files."""
+    folder = root / CARRY_DIR
+    if not folder.is_dir():
+        return []
+    done: list[str] = []
+    for record in sorted(folder.glob("*.json")):
+        pid = int(record.name.split(".")[0]) if record.name.split(".")[0].isdigit() else None
+        if pid is not None and pid != os.getpid() and pid_alive(pid):
+            continue
+        link = record.with_suffix(".old")
+        try:
+            info = json.loads(record.read_text(encoding="utf-8"))
+            rel, offset = str(info["target"]), int(info["offset"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        target = root / rel
+        late = link.read_bytes()[offset:] if link.is_file() else b""
+        if late and target.is_file() and is_inside(target, root):
+            current = target.read_bytes()
+            if not current.endswith(late):
+                append_bytes(resolve_inside(target, root), late)
+                done.append(rel)
+        _Carry(link, record).discard()
+    return done
 
 
 def _umask() -> int:
@@ -281,13 +405,32 @@ def _umask() -> int:
     return mask
 
 
-def _append_bytes(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
+def append_bytes(path: Path, data: bytes) -> None:
+    """Append all of `data` or none of it: a torn write is truncated away again."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | NOFOLLOW)
     try:
-        _write_all(fd, data)
-        os.fsync(fd)
+        before = os.fstat(fd).st_size
+        written = 0
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                written += n
+                view = view[n:]
+            os.fsync(fd)
+        except BaseException:
+            if 0 < written < len(data) and os.fstat(fd).st_size == before + written:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, before)
+            raise
     finally:
         os.close(fd)
+
+
+def newline_of(data: bytes) -> bytes:
+    """The line ending a file uses (its first one), LF when it has none."""
+    first = data.find(b"\n")
+    return b"\r\n" if first > 0 and data[first - 1 : first] == b"\r" else b"\n"
 
 
 def append_text(path: Path, text: str, root: Path, max_bytes: int) -> None:
@@ -300,15 +443,17 @@ def append_text(path: Path, text: str, root: Path, max_bytes: int) -> None:
     ensure_writable(target, root)
     state = read_state(target, root, max_bytes)
     decode(state.data, display(path, root))
-    first_newline = state.data.find(b"\n")
-    crlf = first_newline > 0 and state.data[first_newline - 1 : first_newline] == b"\r"
-    newline = b"\r\n" if crlf else b"\n"
+    append_bytes(target, append_payload(state.data, text))
+
+
+def append_payload(existing: bytes, text: str) -> bytes:
+    newline = newline_of(existing)
     payload = text.encode("utf-8")
     if newline == b"\r\n":
         payload = payload.replace(b"\n", b"\r\n")
-    if state.data and not state.data.endswith(b"\n"):
+    if existing and not existing.endswith(b"\n"):
         payload = newline + payload
-    _append_bytes(target, payload)
+    return payload
 
 
 def make_dirs(directory: Path, root: Path) -> None:
@@ -337,13 +482,20 @@ def create_text(path: Path, text: str, root: Path) -> bool:
 
 
 def remove_stale_temp_files(root: Path, rels: tuple[str, ...]) -> list[str]:
-    """Remove temp files left by memcli processes that no longer run."""
+    """Remove memcli's own temp files whose writer no longer runs; nothing else."""
     removed = []
     for rel in rels:
-        pid = temp_owner_pid(Path(rel).name)
-        if pid is not None and pid != os.getpid() and pid_alive(pid):
+        path = root / rel
+        pid = temp_owner_pid(path.name)
+        if pid is None or pid == os.getpid() or pid_alive(pid):
+            continue
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or not is_inside(path.parent, root):
             continue
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(root / rel)
+            os.unlink(path)
             removed.append(rel)
     return removed

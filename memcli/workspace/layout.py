@@ -74,6 +74,14 @@ def _file_order(f: MemoryFile) -> tuple[int, str]:
     return (0 if f.role is Role.CORE else 1, f.rel)
 
 
+def _printable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def scan(root: Path) -> Layout:
     """Every Markdown file at the root and under memory/, classified.
 
@@ -84,24 +92,38 @@ def scan(root: Path) -> Layout:
     bad: list[BadName] = []
     temps: list[str] = []
 
-    def consider(rel: str, name: str) -> None:
+    def consider(rel: str, name: str, path: Path) -> None:
         if name.endswith(TEMP_SUFFIX):
             temps.append(rel)
-        elif not name.startswith(".") and name.lower().endswith(".md"):
+            return
+        if name.startswith(".") or not name.lower().endswith(".md"):
+            return
+        if not _printable(rel):
+            bad.append(
+                BadName(
+                    rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
+                    "the file name is not valid UTF-8; rename it",
+                )
+            )
+        elif path.is_symlink() and not path.exists():
+            bad.append(BadName(rel, f"a dangling symlink (to {os.readlink(path)}); remove or fix it"))
+        elif path.is_file():
             verdict = classify(rel)
-            (bad if isinstance(verdict, BadName) else files).append(verdict)  # type: ignore[arg-type]
+            if isinstance(verdict, BadName):
+                bad.append(verdict)
+            else:
+                files.append(verdict)
 
     with os.scandir(root) as it:
         for item in it:
-            if item.is_file():
-                consider(item.name, item.name)
+            consider(item.name, item.name, Path(item.path))
     memory = root / MEMORY_DIR
     if memory.is_dir():
         for dirpath, dirnames, filenames in os.walk(memory):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             base = Path(dirpath).relative_to(root).as_posix()
             for name in filenames:
-                consider(f"{base}/{name}", name)
+                consider(f"{base}/{name}", name, Path(dirpath) / name)
     state = root / STATE_DIR
     if state.is_dir():
         temps.extend(f"{STATE_DIR}/{n}" for n in os.listdir(state) if n.endswith(TEMP_SUFFIX))

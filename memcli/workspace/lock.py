@@ -12,13 +12,14 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from memcli.core.roles import STATE_DIR
-from memcli.errors import LockTimeout
+from memcli.errors import DataError, LockTimeout
 from memcli.workspace.files import make_dirs
 
 LOCK_NAME = "lock"
@@ -58,7 +59,16 @@ class WorkspaceLock:
 
     def acquire(self) -> WorkspaceLock:
         make_dirs(self.path.parent, self.root)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise DataError(
+                f"cannot use the lock file {STATE_DIR}/{LOCK_NAME}: {exc.strerror}",
+                f"it must be a plain file; remove {STATE_DIR}/{LOCK_NAME} if it is a link",
+            ) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise DataError(f"{STATE_DIR}/{LOCK_NAME} is not a plain file", "remove it and run again")
         deadline = time.monotonic() + self.timeout
         while True:
             try:

@@ -21,16 +21,19 @@ def initialise(target: Path, files: dict[str, str]) -> tuple[Path, list[str], li
     root = target.resolve()
     created: list[str] = []
     kept: list[str] = []
+
+    def present(name: str) -> bool:
+        names = CORE_NAMES if name in CORE_NAMES else (name,)
+        return any((root / n).exists() or (root / n).is_symlink() for n in names)
+
+    missing = [name for name in files if not present(name)]
     if (root / MEMORY_DIR).is_dir():
         kept.append(MEMORY_DIR + "/")
     else:
         make_dirs(root / MEMORY_DIR, root)
         created.append(MEMORY_DIR + "/")
     for name, text in files.items():
-        exists = (root / name).exists() or (
-            name in CORE_NAMES and any((root / n).exists() for n in CORE_NAMES)
-        )
-        if not exists and create_text(root / name, text, root):
+        if name in missing and create_text(root / name, text, root):
             created.append(name)
         else:
             kept.append(name)

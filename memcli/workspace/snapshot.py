@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.core.entries import Document, Entry, parse
-from memcli.core.roles import MemoryFile
+from memcli.core.roles import MemoryFile, Role
 from memcli.workspace.files import FileState, read_text
 from memcli.workspace.layout import Layout, scan
 
@@ -41,7 +41,9 @@ class Snapshot:
 
 
 def read_file(root: Path, file: MemoryFile, max_bytes: int) -> ParsedFile:
-    state, text = read_text(root / file.rel, root, max_bytes)
+    """Read and parse one file. Bootstrap files, which memcli never writes, may be links out
+    of the workspace (a shared AGENTS.md); every other file must resolve inside it."""
+    state, text = read_text(root / file.rel, root, max_bytes, allow_outside=file.role is Role.BOOTSTRAP)
     return ParsedFile(file, state, parse(text, file.rel, file.date))
 
 
