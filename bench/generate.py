@@ -625,7 +625,7 @@ CN: dict[str, tuple[str, ...]] = {
         "给 {proj} 补了 {n} 个{ctopic}相关的单元测试，覆盖率到 {pct}",
         "{ctopic}的设计文档初稿写完了，放在 `{path}`",
         "在 {host} 上复现了 {ticket}，只在 {tool} {ver} 下出现",
-        "[[和 {person} 一起|帮 {person}]]清理了 {proj} 里 {n} 个过期分支，最早[[一个|的]]是{cndate}建的",
+        "[[和 {person} 一起|帮 {person} ]]清理了 {proj} 里 {n} 个过期分支，最早[[一个|的]]是{cndate}建的",
         "{person} 把 {proj} 的{ctopic}从 {tool} 换成了 {tool2}，还剩 {n} 处调用",
         "压测 {proj}：{big} 次请求，p95 {ms} ms，{cmetric}正常",
         "{ticket} 拆成了 {n} 个子任务，{ctopic}部分交给 {person}",
@@ -638,7 +638,7 @@ CN: dict[str, tuple[str, ...]] = {
         "{person} 说 {proj} 的{ctopic}{cnwd}之前能提测",
         "给 {person} 和 {person2} 演示了{ctopic}，反馈记在 {ticket}",
         "查到 {proj} 内存泄漏是 `{func}` 一直持有{ctopic}的缓冲区",
-        "{proj} 的{ctopic}接口加了缓存，响应从 {ms} ms 降到 {ms2} ms",
+        "{proj} 的{ctopic}接口加了缓存，响应从 {ms2} ms 降到 {ms} ms",
         "下午帮 {person} 看 {proj} 的{ctopic}问题，{tool} 版本不对，换成 {ver} 就好了",
     ),
     "environment": (
@@ -1204,7 +1204,7 @@ class Slots:
     def values(self, fields: Iterable[str]) -> dict[str, str]:
         """Values for each field; fields of one kind (tool, tool2) get different values."""
         out: dict[str, str] = {}
-        for name in fields:
+        for name in sorted(fields, key=lambda f: f[-1].isdigit()):  # tool before tool2
             kind = name.rstrip("0123456789")
             if kind in ("date", "cndate") and name != kind:
                 first = self.day + timedelta(days=self.rng.randint(-20, 75))
@@ -1213,6 +1213,12 @@ class Slots:
                 out[name] = later.isoformat() if kind == "date" else self.cn_date(later)
                 continue
             if name in out:
+                continue
+            if kind == "ms" and name != kind and "ms" in out:  # a second latency is the larger one
+                out[name] = str(int(out["ms"]) + self.rng.randint(5, 900))
+                continue
+            if kind == "money" and name != kind and "money" in out:  # same currency
+                out[name] = out["money"][0] + self.money()[1:]
                 continue
             gen = self.generators[kind]
             value = gen()

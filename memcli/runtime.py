@@ -11,21 +11,12 @@ from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 
+from memcli.cli_options import GlobalOptions
 from memcli.config import config_path, load_policy
 from memcli.core.policy import Policy
 from memcli.core.rules import Rules, build_rules
 from memcli.errors import UsageError
 from memcli.workspace.layout import discover
-
-
-@dataclass(frozen=True, slots=True)
-class GlobalOptions:
-    workspace: str | None = None
-    config: str | None = None
-    now: str | None = None
-    json: bool = False
-    quiet: bool = False
-    verbose: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ from typer._click import exceptions as click_exceptions
 from typer.core import TyperGroup
 
 from memcli import __version__
+from memcli.cli_options import GlobalOptions
 from memcli.errors import MemcliError
-from memcli.runtime import GlobalOptions
 
 GLOBAL_FLAGS = frozenset({"--json", "-q", "--quiet", "-v", "-vv", "-vvv", "--verbose"})
 GLOBAL_VALUED = frozenset({"-w", "--workspace", "--config", "--now"})
@@ -67,7 +67,47 @@ def error_line(text: str) -> None:
     sys.stderr.write(f"memcli: error: {' '.join(text.split())}\n")
 
 
+# name -> (module, attribute, one-line help). Modules load only when their command runs,
+# so `memcli --help` and a pre-commit hook do not pay for the others.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "init": ("memcli.cli.init", "init", "Create MEMORY.md, memory/ and memcli.toml; never overwrites."),
+    "status": ("memcli.cli.status", "status", "Files by role, sizes, tokens; MEMORY.md against its budget."),
+    "add": ("memcli.cli.add", "add", "Append an entry to today's note (append-only)."),
+    "score": ("memcli.cli.score", "score", "Score a text 0-10 and show the rules that fired."),
+    "list": ("memcli.cli.listing", "list_entries", "List entries with tier, score, decay and mentions."),
+    "dedupe": ("memcli.cli.dedupe", "dedupe", "Show groups of duplicate entries (read-only)."),
+}
+
+
+def load_command(name: str) -> Any:
+    """The click command for `name`, built from its module on first use."""
+    import importlib
+
+    from typer.main import get_command
+
+    module, attribute, _ = COMMANDS[name]
+    target = getattr(importlib.import_module(module), attribute)
+    if isinstance(target, typer.Typer):
+        command = get_command(target)
+    else:
+        single = typer.Typer(add_completion=False, rich_markup_mode=None)
+        single.command(name, context_settings={"help_option_names": ["-h", "--help"]})(target)
+        command = get_command(single)
+    command.name = name
+    return command
+
+
 class MemcliGroup(TyperGroup):
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, short) for name, (_, _, short) in COMMANDS.items()])
+
     def main(
         self,
         args: Sequence[str] | None = None,
@@ -177,17 +217,3 @@ def root(
     ] = False,
 ) -> None:
     ctx.obj = GlobalOptions(workspace, config, now, json_output, quiet, verbose)
-
-
-def _register() -> None:
-    from memcli.cli import add, dedupe, init, listing, score, status
-
-    app.command("init")(init.init)
-    app.command("status")(status.status)
-    app.command("add")(add.add)
-    app.command("score")(score.score)
-    app.command("list")(listing.list_entries)
-    app.command("dedupe")(dedupe.dedupe)
-
-
-_register()

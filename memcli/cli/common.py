@@ -5,7 +5,8 @@ from __future__ import annotations
 import typer
 
 from memcli.cli.output import Output
-from memcli.runtime import GlobalOptions, Runtime, open_runtime
+from memcli.cli_options import GlobalOptions
+from memcli.runtime import Runtime, open_runtime
 
 
 def options(ctx: typer.Context) -> GlobalOptions:
