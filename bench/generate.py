@@ -21,7 +21,17 @@ Into that background the generator plants, and records in a manifest:
 
 The manifest is written beside the workspace (``OUT_DIR.with_suffix(".manifest.json")``),
 never inside it, and every file/line it names is checked by re-reading the files.
-The same arguments always give byte-identical output.
+The same arguments always give byte-identical output. Its keys:
+
+- ``days``, ``seed``, ``start``, ``entries_per_day``; ``entries`` = every entry written
+  (each top-level bullet, task, paragraph, code block or table counts once; MEMORY.md
+  included), split into ``daily_entries`` and ``core_entries``; ``multi_line_entries``,
+  ``files``, ``bytes``, ``persona``;
+- ``exact_groups`` and ``paraphrase_groups``: lists of groups, each a list of copies
+  ``{"file", "line", "text"}`` (workspace-relative path, 1-based first line, raw entry text);
+- ``near_miss_pairs``: ``[a, b]`` pairs of such copies, each also naming the kind of
+  value that differs (``"differs"``: date, port, version, path, name, number, amount, host);
+- ``routine``: one group per recurring event; ``noise``: a flat list of pleasantries.
 
 Usage::
 
@@ -41,6 +51,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
 from random import Random
 from string import Formatter
@@ -609,7 +620,7 @@ EN: dict[str, tuple[str, ...]] = {
         "update `{path}` with the new {topic} steps",
         "close {ticket} once {person} confirms the {topic} fix",
         "[[renew|rotate|replace]] the [[TLS cert|certificate]] for {host} [[before|by]] {date} ({proj})",
-        "move `{envvar}` for {proj} into {vault}",
+        "move `{envvar}` for {proj} into {vault} [[and tell|after checking with]] {person}",
         "benchmark {topic} in {proj} with {tool} on {host}",
         "[[follow up with|ping]] {person} on {ticket} ({topic})",
         "[[set up|configure]] {tool} {ver} on {host} for {proj}",
@@ -715,7 +726,7 @@ CN: dict[str, tuple[str, ...]] = {
         "更新 `{path}` 里{ctopic}的步骤",
         "[[{cndate}前|赶在{cndate}之前]]续签 {host} 的[[证书|TLS 证书]]，{proj} 在用，找 {person} 要权限",
         "整理 {proj} {ctopic}的会议纪要发给 {person}，抄送 {person2}",
-        "把 `{envvar}` 挪到 {vault}，{proj} 先改",
+        "把 {proj} 的 `{envvar}` 挪到 {vault}，先跟 {person} 确认{ctopic}不受影响",
     ),
 }
 CATEGORY_WEIGHTS: dict[str, float] = {
@@ -923,8 +934,8 @@ PARA_EN = (
     "[[We will|We'll]] use {tool} for {topic} [[from now on|going forward]], "
     "{person} owns [[the|this]] migration",
     "[[On {env}, {proj} uses {tool} {ver}|{proj} uses {tool} {ver} on {env}]][[| now]]",
-    "{user} [[always |]][[writes|keeps]] {proj} commit messages in English, "
-    "[[imperative mood|in imperative mood]]",
+    "{user} [[always |]][[wants|asks for]] {format} in {proj} [[release notes|changelogs]], "
+    "[[reviewed by|signed off by]] {person}",
     "[[The |]]{env} backups of {proj} [[run|are taken]] [[nightly|every night]] at {time}, kept {n} days",
     "{proj} [[config|configuration]] [[lives|is]] in `{path}`[[ on {host}|, on {host}]]",
 )
@@ -1327,7 +1338,7 @@ class Writer:
         """A head clause of `category`, usually a detail clause, sometimes a short tail."""
         rng = self.rng
         if detail is None:  # English heads resemble each other more: they nearly always get a detail
-            detail = 0.88 if cn else 0.96
+            detail = 0.92 if cn else 0.97
         table = self.t.cn if cn else self.t.en
         text = self.slots.fill(rng.choice(table[category]))
         if rng.random() < detail:
@@ -1375,13 +1386,13 @@ class Writer:
         rng = self.rng
         cn = rng.random() < 0.5
         roll = rng.random()
-        if roll < 0.0025:
+        if roll < 0.003:
             return Item("code", self.fresh(self.code_block))
-        if roll < 0.005:
+        if roll < 0.006:
             return Item("table", self.fresh(lambda: self.table(cn)))
-        if roll < 0.025:
+        if roll < 0.026:
             return Item("paragraph", self.fresh(lambda: self.paragraph(cn)))
-        if roll < 0.135:
+        if roll < 0.136:
             done = rng.random() < 0.4
             box = "[x]" if done else "[ ]"
             return Item("task", self.fresh(lambda: [f"- {box} " + self.task_text(cn)]))
@@ -1455,7 +1466,7 @@ class Writer:
             groups = tpl.groups
             self.slots.cn = tpl.cn
             values = self.slots.values(tpl.fields)
-            suffix = self.detail(tpl.cn) if rng.random() < 0.85 else ""
+            suffix = self.detail(tpl.cn)
             base = [rng.randrange(n) for n in groups]
             texts = [tidy(tpl.render(base, values)).strip() + suffix]
             norms = [normalise(texts[0])]
@@ -1487,7 +1498,7 @@ class Writer:
             self.slots.cn = tpl.cn
             values = self.slots.values(tpl.fields)
             other = self.vary(kind, values[slot])
-            suffix = self.detail(tpl.cn) if rng.random() < 0.85 else ""
+            suffix = self.detail(tpl.cn)
             choice = tpl.choose(rng)
             a = tidy(tpl.render(choice, values)).strip() + suffix
             b = tidy(tpl.render(choice, {**values, slot: other})).strip() + suffix
@@ -1652,13 +1663,10 @@ def core_memory(rng: Random, writer: Writer, persona: str, main_projects: Sequen
     sections: list[tuple[str, list[list[str]]]] = []
 
     def entries(category: str, count: int) -> list[list[str]]:
-        out = []
-        for i in range(count):
-            cn = i % 2 == 1
-            out.append(
-                writer.fresh(lambda c=cn: ["- " + writer.sentence(category, c, tail=False, detail=0.5)])
-            )
-        return out
+        def one(cn: bool) -> list[str]:
+            return ["- " + writer.sentence(category, cn, tail=False, detail=0.5)]
+
+        return [writer.fresh(partial(one, i % 2 == 1)) for i in range(count)]
 
     prefs = entries("preference", 9)
     prefs[1][0] += " #pin"
@@ -1753,7 +1761,7 @@ def generate(
     for i in range(days):
         d = start + timedelta(days=i)
         factor = 1.12 if d.weekday() < 5 else 0.7
-        plan.append(Day(d, max(4, round(entries_per_day * factor * rng.uniform(0.75, 1.25)))))
+        plan.append(Day(d, max(1, round(entries_per_day * factor * rng.uniform(0.75, 1.25)))))
     total = sum(p.target for p in plan)
 
     slots.day = start
@@ -1986,7 +1994,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         manifest = generate(
             args.out, days, per_day, args.seed, args.start, force=args.force, verify=args.verify
         )
-    except (FileExistsError, ValueError) as exc:
+    except (FileExistsError, ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - began

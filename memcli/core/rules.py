@@ -52,16 +52,30 @@ class Signal:
         return None
 
 
+def _is_word_char(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch == "_")
+
+
 def _cue_regex(cue: str) -> str:
     escaped = re.escape(cue.casefold())
-    head = r"(?<![a-z0-9_])" if cue[:1].isascii() and cue[:1].isalnum() else ""
-    tail = r"(?![a-z0-9_])" if cue[-1:].isascii() and cue[-1:].isalnum() else ""
+    head = r"(?<![a-z0-9_])" if _is_word_char(cue[:1]) else ""
+    tail = r"(?![a-z0-9_])" if _is_word_char(cue[-1:]) else ""
     return head + escaped + tail
 
 
 def compile_cues(cues: Iterable[str], patterns: Iterable[str] = ()) -> re.Pattern[str]:
-    """One regex for a whole cue list: longest cues first so the reported cue is the fullest."""
-    parts = [_cue_regex(c) for c in sorted(set(cues), key=len, reverse=True) if c]
+    """One regex for a whole cue list: longest cues first so the reported cue is the fullest.
+
+    Cues that are whole English words share one pair of word-boundary checks, which keeps
+    matching fast; Chinese cues match anywhere.
+    """
+    ordered = sorted({c for c in cues if c}, key=len, reverse=True)
+    words = [c for c in ordered if _is_word_char(c[0]) and _is_word_char(c[-1])]
+    others = [c for c in ordered if c not in set(words)]
+    parts = [_cue_regex(c) for c in others]
+    if words:
+        alternatives = "|".join(re.escape(w.casefold()) for w in words)
+        parts.append(r"(?<![a-z0-9_])(?:" + alternatives + r")(?![a-z0-9_])")
     parts.extend(patterns)
     return re.compile("|".join(parts) if parts else r"(?!x)x")
 

@@ -34,31 +34,32 @@ _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
 _SPACE_NEAR_CJK = re.compile(f"(?<=[{CJK_RANGES}])\\s+|\\s+(?=[{CJK_RANGES}])")
 _SPACES = re.compile(r"\s+")
 
-_VALUE_PATTERNS = (
-    re.compile(r"https?://[^\s)>\]]+", re.IGNORECASE),  # URLs
-    re.compile(r"(?:[a-z]:\\|~/|\.{1,2}/|/)[\w.\-\\/]*[\w]", re.IGNORECASE),  # paths
-    re.compile(r"(?<![\w.])[\w][\w-]*(?:[._/\\-][\w]+)+"),  # identifiers: atlas-api, core.autocrlf, 2.3.1
-    re.compile(r"\d+(?:[.,:/]\d+)*"),  # numbers, versions, times, ratios
+_VALUE = re.compile(
+    r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"  # 11 月 12 日
+    r"|https?://[^\s)>\]]+"  # URLs
+    r"|(?:[a-zA-Z]:\\|~/|\.{1,2}/|/)[\w.\-\\/]*\w"  # paths
+    r"|(?<![\w.])\w[\w-]*(?:[._/\\-]\w+)+"  # identifiers: atlas-api, core.autocrlf, 2.3.1
+    r"|\d+(?:[.,:/]\d+)*"  # numbers, times, ratios
 )
-_ZH_DATE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 _NAME = re.compile(r"(?<![\w.])[A-Z][a-zA-Z0-9]*[A-Z0-9][a-zA-Z0-9]*|(?<=[a-z,;] )[A-Z][a-z]+")
 _NEGATION = compile_cues(NEGATIONS)
-
-MIN_PREFIX = 4
-PREFIX_SHARE = 0.25
 
 
 def normalise(text: str) -> str:
     """What an entry says, for comparison: no marker, markup, punctuation or timestamps."""
     first, _, rest = text.partition("\n")
     text = strip_leading_stamp(_LEAD.sub("", first, count=1)) + ("\n" + rest if rest else "")
-    text = _COMMENT.sub(" ", text)
-    text = _LINK.sub(r"\1 \2", text)
+    if "<!--" in text:
+        text = _COMMENT.sub(" ", text)
+    if "](" in text:
+        text = _LINK.sub(r"\1 \2", text)
     text = unicodedata.normalize("NFKC", text).casefold()
-    text = _TIME.sub(" ", text)
+    if ":" in text:
+        text = _TIME.sub(" ", text)
     text = _PUNCT.sub(" ", text)
-    text = _SPACE_NEAR_CJK.sub("", text)
-    return _SPACES.sub(" ", text).strip()
+    if not text.isascii():
+        text = _SPACE_NEAR_CJK.sub("", text)
+    return " ".join(text.split())
 
 
 def values(text: str) -> frozenset[str]:
@@ -68,18 +69,21 @@ def values(text: str) -> frozenset[str]:
     first, _, rest = text.partition("\n")
     text = strip_leading_stamp(_LEAD.sub("", first, count=1)) + ("\n" + rest if rest else "")
     found: set[str] = set()
-    for m in _ZH_DATE.finditer(text):
-        found.add(f"{int(m.group(1))}-{int(m.group(2))}")
-    body = _ZH_DATE.sub(" ", text)
-    for pattern in _VALUE_PATTERNS:
-        for m in pattern.finditer(body):
+    for m in _VALUE.finditer(text):
+        if m.group(1) is not None:
+            found.add(f"{int(m.group(1))}-{int(m.group(2))}")
+        else:
             token = m.group(0).rstrip(".,;:").casefold()
             if token:
                 found.add(token)
-        body = pattern.sub(" ", body)
     for m in _NAME.finditer(text):
         found.add(m.group(0).casefold())
     return frozenset(found)
+
+
+def describe(text: str) -> tuple[str, frozenset[str], bool]:
+    """What dedupe compares: the normalised text, its values, its polarity."""
+    return normalise(text), values(text), polarity(text)
 
 
 def polarity(text: str) -> bool:
@@ -96,37 +100,85 @@ def similarity(a: str, b: str) -> float:
 # --- blocking -----------------------------------------------------------------------------
 
 
-def _grams(text: str) -> list[str]:
-    compact = text.replace(" ", "")
-    if len(compact) < 2:
-        return [compact] if compact else []
-    return [compact[i : i + 2] for i in range(len(compact) - 1)]
+TEXT_KEYS = 6  # rarest bigrams under which an entry without distinctive values is filed
+TEXT_PROBES = 16  # rarest bigrams with which every entry looks those up
+SHORT = 16  # up to this length, keys and probes follow the exact prefix-filter bound
+DISTINCT_MAX = 24  # a value found in more entries than this does not identify a fact
 
 
-def candidate_pairs(texts: Sequence[str], threshold: float) -> Iterator[tuple[int, int]]:
-    """Pairs (i, j), i < j, worth verifying: they share one of their rarest bigrams and
-    their lengths allow a ratio of `threshold`."""
-    grams = [sorted(set(_grams(t))) for t in texts]
+def bigrams(text: str) -> set[str]:
+    if len(text) <= 2:
+        return {text}
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+def _min_overlap(total_length: float, threshold: float) -> int:
+    """Bigram occurrences two strings of this combined length share at least when their
+    ratio reaches the threshold: LCS = r(la+lb)/2, and each character outside the LCS
+    breaks at most one run of it, so shared ≥ 3·LCS − (la+lb) − 1."""
+    return max(0, math.ceil(total_length * (1.5 * threshold - 1.0) - 1.0 - 1e-9))
+
+
+def _prefix(n: int, grams: int, partner_length: float, threshold: float, cap: int) -> int:
+    """How many of an entry's rarest bigrams to file or probe."""
+    if n <= SHORT:
+        return max(1, grams - _min_overlap(n + partner_length, threshold) + 1)
+    return cap
+
+
+def candidate_pairs(
+    texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float
+) -> Iterator[tuple[int, int]]:
+    """Pairs (i, j), i < j, worth verifying, found without comparing all pairs.
+
+    Duplicates must agree on their values, the smaller set inside the larger, so two
+    entries that share a fact share its rarest value: entries are filed under each value
+    few entries carry. Entries with no such value are filed under their rarest bigrams,
+    which every entry looks up with its own rarest bigrams (for short entries, as many as
+    the prefix-filter bound requires). Lengths that cannot reach the ratio are skipped.
+    Recall against all-pairs comparison is measured by bench/dedupe.py, not assumed.
+    """
+    counts: Counter[str] = Counter()
+    for vs in value_sets:
+        counts.update(vs)
+    distinct = [[v for v in vs if counts[v] <= DISTINCT_MAX] for vs in value_sets]
+    by_value: dict[str, list[int]] = defaultdict(list)
+    for i, mine in enumerate(distinct):
+        for v in mine:
+            by_value[v].append(i)
+    grams = [bigrams(t) for t in texts]
+    lengths = [len(t) for t in texts]
+    floor = threshold / (2.0 - threshold) - 1e-9
+    textual = [i for i, mine in enumerate(distinct) if not mine]
     frequency: Counter[str] = Counter()
-    for gs in grams:
-        frequency.update(gs)
-    ratio_floor = threshold / (2.0 - threshold)
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    index: dict[str, list[int]] = defaultdict(list)
-    for i in order:
-        gs = sorted(grams[i], key=lambda g: (frequency[g], g))
-        k = min(len(gs), max(MIN_PREFIX, math.ceil(len(gs) * PREFIX_SHARE)))
-        prefix = gs[:k]
-        shortest = len(texts[i]) * ratio_floor
+    for i in textual:
+        frequency.update(grams[i])
+    by_gram: dict[str, list[int]] = defaultdict(list)
+    for i in textual:
+        n = lengths[i]
+        keep = _prefix(n, len(grams[i]), n, threshold, TEXT_KEYS)
+        for g in sorted(grams[i], key=lambda g: (frequency[g], g))[:keep]:
+            by_gram[g].append(i)
+    indexed = set(by_gram)
+    for i in range(len(texts)):
         seen: set[int] = set()
-        for g in prefix:
-            for j in index[g]:
-                if j not in seen and len(texts[j]) >= shortest:
-                    seen.add(j)
+        for v in distinct[i]:
+            seen.update(by_value[v])
+        n = lengths[i]
+        probes = grams[i].intersection(indexed)
+        wanted = _prefix(n, len(grams[i]), n * floor, threshold, TEXT_PROBES)
+        if len(probes) > wanted:
+            probes = set(sorted(probes, key=lambda g: (frequency[g], g))[:wanted])
+        for g in probes:
+            seen.update(by_gram[g])
+        low, high = n * floor, n / floor
+        mine_distinct = bool(distinct[i])
         for j in seen:
-            yield (j, i) if j < i else (i, j)
-        for g in prefix:
-            index[g].append(i)
+            if j < i:
+                if low <= lengths[j] <= high:
+                    yield j, i
+            elif j > i and mine_distinct and not distinct[j] and low <= lengths[j] <= high:
+                yield i, j
 
 
 # --- groups ----------------------------------------------------------------------------------
@@ -187,12 +239,14 @@ def _completeness(key: _Key, items: Sequence[Item], member: int) -> tuple[int, i
 def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
     """Groups of two or more items that say the same thing, each with the item to keep."""
     keys: dict[tuple[str, frozenset[str], bool, bool | None], _Key] = {}
+    described: dict[str, tuple[str, frozenset[str], bool]] = {}
     for i, item in enumerate(items):
-        norm = normalise(item.text)
+        described_as = described.get(item.text)
+        if described_as is None:
+            described_as = described[item.text] = describe(item.text)
+        norm, vals, neg = described_as
         if not norm:
             continue
-        vals = values(item.text)
-        neg = polarity(item.text)
         ident = (norm, vals, neg, item.done)
         key = keys.get(ident)
         if key is None:
@@ -226,7 +280,7 @@ def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
     cutoff = threshold * 100.0
     scored: list[tuple[float, int, int]] = []
     norms = [k.norm for k in unique]
-    for a, b in candidate_pairs(norms, threshold):
+    for a, b in candidate_pairs(norms, [k.values for k in unique], threshold):
         s = ratio(norms[a], norms[b], score_cutoff=cutoff)
         if s and _compatible(unique[a], unique[b], items):
             scored.append((s, a, b))
