@@ -31,7 +31,9 @@ def dedupe(
     out = output(ctx)
     policy = run.policy if threshold is None else with_flags(run.policy, {"dedupe_threshold": threshold})
     snap = take_snapshot(run.root, policy.max_file_bytes)
-    analysis = analyse([(p.file, p.doc) for p in snap.files], policy, run.rules, run.now_local)
+    analysis = analyse(
+        [(p.file, p.doc) for p in snap.files], policy, run.rules, run.now_local, only_duplicates=True
+    )
     assessed = analysis.assessed
     if out.json_mode:
         out.json(

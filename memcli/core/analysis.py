@@ -16,7 +16,7 @@ from memcli.core.entries import Document, Entry
 from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role
 from memcli.core.rules import Rules
-from memcli.core.scoring import Scored, Tier, score_text, scoring_text, tier_of
+from memcli.core.scoring import Scored, Tier, score_scanned, scoring_text, tier_of
 from memcli.core.similarity import Group, Item, duplicate_groups
 
 # Entries compared for duplicates; code, tables and HTML are kept as they are.
@@ -59,18 +59,22 @@ def find_duplicates(
     """All entries in order, and the duplicate groups among them (indices into that list)."""
     entries = [(f, e) for f, doc in files for e in doc.entries]
     routine = rules["routine"]
+    is_routine: dict[str, bool] = {}
     picked: list[int] = []
     items: list[Item] = []
     for i, (f, e) in enumerate(entries):
         if e.kind not in DEDUPE_KINDS:
             continue
+        known = is_routine.get(e.text)
+        if known is None:
+            known = is_routine[e.text] = routine.find(scoring_text(e.text)) is not None
         picked.append(i)
         items.append(
             Item(
                 text=e.text,
                 date=e.date if f.role is not Role.CORE else None,
                 in_core=f.role is Role.CORE,
-                routine=routine.find(scoring_text(e.text)) is not None,
+                routine=known,
                 done=e.done,
             )
         )
@@ -89,9 +93,14 @@ def _lift(group: Group, picked: list[int]) -> DuplicateGroup:
 
 
 def analyse(
-    files: Sequence[tuple[MemoryFile, Document]], policy: Policy, rules: Rules, now_local: datetime
+    files: Sequence[tuple[MemoryFile, Document]],
+    policy: Policy,
+    rules: Rules,
+    now_local: datetime,
+    only_duplicates: bool = False,
 ) -> Analysis:
-    """Assess every entry at `now_local` (naive, in the user's time zone)."""
+    """Assess every entry at `now_local` (naive, in the user's time zone); with
+    `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows)."""
     entries, groups = find_duplicates(files, rules, policy.dedupe_threshold)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):
@@ -103,10 +112,47 @@ def analyse(
         for n, group in enumerate(groups)
         if any(entries[i][0].role is Role.CORE for i in (group.keep, *(d for d, _ in group.duplicates)))
     }
-    today = now_local.date()
-    assessed: list[Assessed] = []
-    for i, (file, entry) in enumerate(entries):
-        g = membership.get(i)
+    picked = sorted(membership) if only_duplicates else range(len(entries))
+    position = {i: k for k, i in enumerate(picked)}
+    assessor = _Assessor(policy, rules, now_local)
+    assessed = tuple(
+        assessor.assess(*entries[i], groups, membership.get(i), membership.get(i) in core_groups)
+        for i in picked
+    )
+    return Analysis(
+        assessed,
+        tuple(
+            DuplicateGroup(
+                position[g.keep],
+                tuple((position[i], s) for i, s in g.duplicates),
+                g.mentions,
+                g.first_seen,
+                g.last_seen,
+            )
+            for g in groups
+        ),
+    )
+
+
+class _Assessor:
+    """Scores, tiers and decays entries one by one, reusing the scan of a text seen before."""
+
+    def __init__(self, policy: Policy, rules: Rules, now_local: datetime) -> None:
+        self.policy = policy
+        self.rules = rules
+        self.now_local = now_local
+        self.today = now_local.date()
+        self.scans: dict[str, tuple[str, dict[str, str]]] = {}
+
+    def assess(
+        self,
+        file: MemoryFile,
+        entry: Entry,
+        groups: Sequence[DuplicateGroup],
+        g: int | None,
+        in_core_group: bool,
+    ) -> Assessed:
+        policy = self.policy
         in_core = file.role is Role.CORE
         mentions: int = 0
         first: date | None = None
@@ -115,30 +161,32 @@ def analyse(
             mentions, first, last = groups[g].mentions, groups[g].first_seen, groups[g].last_seen
         elif entry.date is not None and not in_core:
             mentions, first, last = 1, entry.date, entry.date
-        scored = score_text(
-            entry.text,
-            rules,
+        scanned = self.scans.get(entry.text)
+        if scanned is None:
+            t = scoring_text(entry.text)
+            scanned = self.scans[entry.text] = (t, self.rules.scan(t))
+        scored = score_scanned(
+            *scanned,
+            self.rules,
             kind=entry.kind,
             importance=entry.importance,
-            today=today,
+            today=self.today,
             written=entry.date,
             mentions=mentions,
-            repeats_core=g in core_groups and not in_core,
+            repeats_core=in_core_group and not in_core,
         )
         evergreen = file.evergreen or entry.pinned
-        age = 0.0 if evergreen else age_days(entry.date, entry.time, now_local)
+        age = 0.0 if evergreen else age_days(entry.date, entry.time, self.now_local)
         decayed = decayed_score(scored.score, age, policy.half_life_days, evergreen)
         if in_core:
             tier = Tier.CORE
-            stale = last is not None and (today - last).days > policy.core_unused_days and not entry.pinned
+            stale = (
+                last is not None and (self.today - last).days > policy.core_unused_days and not entry.pinned
+            )
         else:
             tier = tier_of(scored, policy, mentions)
             stale = not entry.pinned and is_stale(decayed, policy.stale_below)
-        assessed.append(
-            Assessed(entry, file.role, scored, tier, decayed, stale, evergreen, mentions, first, last, g)
-        )
-    lifted = tuple(groups)
-    return Analysis(tuple(assessed), lifted)
+        return Assessed(entry, file.role, scored, tier, decayed, stale, evergreen, mentions, first, last, g)
 
 
 @dataclass(frozen=True, slots=True)

@@ -583,13 +583,19 @@ def entry_body(text: str, kind: str) -> str:
         first, _, rest = text.partition("\n")
         first = _MARKDOWN_LEAD.sub("", first, count=1)
         text = first + ("\n" + rest if rest else "")
-    text = IMPORTANCE_MARKER.sub("", text)
-    text = PIN_MARKER.sub("", text)
-    return "\n".join(line.strip() for line in text.split("\n") if line.strip())
+    if "<!--" in text:
+        text = IMPORTANCE_MARKER.sub("", text)
+    if "#" in text or "<!--" in text:
+        text = PIN_MARKER.sub("", text)
+    if "\n" not in text:
+        return text.strip()
+    return "\n".join(stripped for line in text.split("\n") if (stripped := line.strip()))
 
 
 def normalise_for_id(body: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", body).casefold().split())
+    if not unicodedata.is_normalized("NFKC", body):
+        body = unicodedata.normalize("NFKC", body)
+    return " ".join(body.casefold().split())
 
 
 def entry_id(body: str) -> str:
@@ -650,6 +656,8 @@ _FENCE_LINE = re.compile(r"\s*(`{3,}|~{3,})")
 
 def outside_code(text: str) -> str:
     """The entry's text without fenced code and code spans: where markers count."""
+    if "`" not in text and "~~~" not in text:
+        return text
     kept = []
     fence: str | None = None
     for line in text.split("\n"):
@@ -670,6 +678,7 @@ def _make_entry(
     contents: Sequence[str],
     path: str,
     section: tuple[Heading, ...],
+    section_stamp: tuple[date | None, str | None],
     file_date: date | None,
 ) -> Entry:
     raw = contents[block.start : block.end]
@@ -677,14 +686,14 @@ def _make_entry(
     body = entry_body(text, block.kind)
     day, clock = leading_stamp(body)
     if day is None or clock is None:
-        h_day, h_clock = heading_stamp(section)
+        h_day, h_clock = section_stamp
         if day is None and h_day is not None:
             day = h_day
             clock = clock or h_clock
         elif clock is None and (day is None or day == h_day):
             clock = h_clock
     markers = outside_code(text) if block.kind != "code" else ""
-    importance = IMPORTANCE_MARKER.search(markers)
+    importance = IMPORTANCE_MARKER.search(markers) if "<!--" in markers else None
     level = int(importance.group(1)) if importance else None
     done = None
     if block.kind == "task":
@@ -701,7 +710,7 @@ def _make_entry(
         kind=block.kind,
         text=text,
         importance=level if level is not None and 1 <= level <= 10 else None,
-        pinned=PIN_MARKER.search(markers) is not None,
+        pinned=("#" in markers or "<!--" in markers) and PIN_MARKER.search(markers) is not None,
         done=done,
     )
 
@@ -715,11 +724,15 @@ def parse(text: str, path: str = "", file_date: date | None = None) -> Document:
     blocks = scan_blocks(contents)
     entries: list[Entry] = []
     stack: list[Heading] = []
+    section: tuple[Heading, ...] = ()
+    stamp: tuple[date | None, str | None] = (None, None)
     for block in blocks:
         if block.kind == "heading" and block.heading is not None:
             while stack and stack[-1].level >= block.heading.level:
                 stack.pop()
             stack.append(block.heading)
+            section = tuple(stack)
+            stamp = heading_stamp(section)
         elif block.is_entry:
-            entries.append(_make_entry(block, contents, path, tuple(stack), file_date))
+            entries.append(_make_entry(block, contents, path, section, stamp, file_date))
     return Document(path=path, lines=tuple(lines), blocks=tuple(blocks), entries=tuple(entries))

@@ -30,18 +30,21 @@ class RuleOverride:
 _NEGATED = re.compile(r"(?:non-|not |no |never |不|非|未|没|没有)\s*$")
 
 
+Pattern = tuple[tuple[str, ...], str]
+
+
 @dataclass(frozen=True)
 class Signal:
     name: str
     points: float
     cues: tuple[str, ...]
-    patterns: tuple[str, ...] = ()
+    patterns: tuple[Pattern, ...] = ()
     negatable: bool = False  # "non-urgent", "不重要", "not decided" do not count
     matcher: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "points", float(self.points))
-        object.__setattr__(self, "matcher", compile_cues(self.cues, self.patterns))
+        object.__setattr__(self, "matcher", compile_cues(self.cues, [regex for _, regex in self.patterns]))
 
     def find(self, text: str) -> str | None:
         """The first cue found in (normalised) text, or None."""
@@ -56,26 +59,37 @@ def _is_word_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch == "_")
 
 
-def _cue_regex(cue: str) -> str:
-    escaped = re.escape(cue.casefold())
-    head = r"(?<![a-z0-9_])" if _is_word_char(cue[:1]) else ""
-    tail = r"(?![a-z0-9_])" if _is_word_char(cue[-1:]) else ""
-    return head + escaped + tail
+def trie_regex(words: Iterable[str]) -> str:
+    """An alternation of literal words as a prefix tree, so the regex engine branches on each
+    character once instead of trying every word in turn; longer words are preferred."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:  # type: ignore[type-arg]
+        branches = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(trie)
 
 
 def compile_cues(cues: Iterable[str], patterns: Iterable[str] = ()) -> re.Pattern[str]:
-    """One regex for a whole cue list: longest cues first so the reported cue is the fullest.
-
-    Cues that are whole English words share one pair of word-boundary checks, which keeps
-    matching fast; Chinese cues match anywhere.
-    """
-    ordered = sorted({c for c in cues if c}, key=len, reverse=True)
-    words = [c for c in ordered if _is_word_char(c[0]) and _is_word_char(c[-1])]
-    others = [c for c in ordered if c not in set(words)]
-    parts = [_cue_regex(c) for c in others]
-    if words:
-        alternatives = "|".join(re.escape(w.casefold()) for w in words)
-        parts.append(r"(?<![a-z0-9_])(?:" + alternatives + r")(?![a-z0-9_])")
+    """One regex for a whole cue list. English words match whole (a-z0-9_ boundaries),
+    Chinese cues anywhere; the longest cue at a place wins."""
+    groups: dict[tuple[bool, bool], list[str]] = {}
+    for cue in {c.casefold() for c in cues if c}:
+        groups.setdefault((_is_word_char(cue[0]), _is_word_char(cue[-1])), []).append(cue)
+    parts = []
+    for (head, tail), words in sorted(groups.items(), reverse=True):
+        before = r"(?<![a-z0-9_])" if head else ""
+        after = r"(?![a-z0-9_])" if tail else ""
+        parts.append(f"{before}(?:{trie_regex(words)}){after}")
     parts.extend(patterns)
     return re.compile("|".join(parts) if parts else r"(?!x)x")
 
@@ -122,26 +136,27 @@ ENVIRONMENT = (
     "environment variable", "port", "path", "config", "version",
 )
 
+# (triggers, regex): the regex runs only when one of the trigger strings occurs in the text.
 ENVIRONMENT_PATTERNS = (
-    r"https?://\S+",
-    r"(?<![\w])[a-z]:\\",  # C:\
-    r"(?:~|\.{1,2})?/(?:users|home|etc|var|opt|usr|tmp|srv)/",
-    r"~/[\w.-]+",
-    r"%\w+%",
-    r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?![\w.])",  # versions with two dots
-    r"(?<![\w.])v\d+(?:\.\d+)?(?![\w.])",  # v3, v2.1
-    r"(?:port|端口)\s*[:：]?\s*\d{2,5}",
-    r"(?:localhost|[a-z0-9-]+\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}(?!\d)",  # host:port
-    r"(?<![\w.])\.(?:md|json|ya?ml|toml|ini|env|py|ts|js|sh|go|rs|sql|lock|conf)(?![\w])",
-    r"(?<![\w.])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w])",  # snake_case identifiers
-    r"(?<![\w.])[a-z]+\.[a-z]+(?:\.[a-z]+)*\s*=",  # config keys: core.autocrlf=
-    r"`[^`\s]+`",  # anything in code spans
+    (("://",), r"https?://\S+"),
+    (("\\",), r"(?<![\w])[a-z]:\\"),  # C:\
+    (("/",), r"(?:~|\.{1,2})?/(?:users|home|etc|var|opt|usr|tmp|srv)/"),
+    (("~/",), r"~/[\w.-]+"),
+    (("%",), r"%\w+%"),
+    ((".",), r"(?<![\w.])v?\d+\.\d+(?:\.\d+)+(?![\w.])"),  # versions with two dots
+    (("v",), r"(?<![\w.])v\d+(?:\.\d+)?(?![\w.])"),  # v3, v2.1
+    (("port", "端口"), r"(?:port|端口)\s*[:：]?\s*\d{2,5}"),
+    ((":",), r"(?:localhost|[a-z0-9-]+\.[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d{2,5}(?!\d)"),  # host:port
+    ((".",), r"(?<![\w.])\.(?:md|json|ya?ml|toml|ini|env|py|ts|js|sh|go|rs|sql|lock|conf)(?![\w])"),
+    (("_",), r"(?<![\w.])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w])"),  # snake_case identifiers
+    (("=",), r"(?<![\w.])[a-z]+\.[a-z]+(?:\.[a-z]+)*\s*="),  # config keys: core.autocrlf=
+    (("`",), r"`[^`\s]+`"),  # anything in code spans
 )
 
 DATA_PATTERNS = (
-    r"\d+(?:[.,/:]\d+)*",
-    r"[零一二三四五六七八九十两百千万亿]+\s*(?:个|天|次|小时|分钟|秒|周|月|年|元|块|岁|人|条|页|倍)",
-    r"[$¥€£]",
+    ((), r"\d+(?:[.,/:]\d+)*"),
+    ((), r"[零一二三四五六七八九十两百千万亿]+\s*(?:个|天|次|小时|分钟|秒|周|月|年|元|块|岁|人|条|页|倍)"),
+    (("$", "¥", "€", "£"), r"[$¥€£]"),
 )
 
 KNOWLEDGE = (
@@ -212,12 +227,97 @@ SIGNAL_NAMES = tuple(s.name for s in DEFAULT_SIGNALS)
 ADDITIVE = ("preference", "decision", "urgency", "task", "environment", "data", "knowledge")
 
 
+_WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)*")
+_NEGATING_WORDS = frozenset({"non", "not", "no", "never"})
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text))
+
+
 @dataclass(frozen=True)
 class Rules:
+    """All signals, indexed so a text is scanned once: English cues by their words, Chinese
+    and punctuated cues by one prefix-tree regex, patterns only when their trigger occurs."""
+
     signals: dict[str, Signal]
+    phrases: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    starts: frozenset[str] = field(init=False, repr=False, compare=False)
+    longest: int = field(init=False, repr=False, compare=False)
+    chinese: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    edged: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    edge_marks: frozenset[str] = field(init=False, repr=False, compare=False)
+    owners: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    patterns: dict[str, list[tuple[tuple[str, ...], re.Pattern[str]]]] = field(
+        init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        phrases: dict[tuple[str, ...], list[str]] = {}
+        owners: dict[str, list[str]] = {}
+        for name, signal in self.signals.items():
+            for cue in {c.casefold() for c in signal.cues if c}:
+                words = _words(cue)
+                if _is_word_char(cue[0]) and _is_word_char(cue[-1]) and words:
+                    phrases.setdefault(words, []).append(name)
+                else:
+                    owners.setdefault(cue, []).append(name)
+        set_ = object.__setattr__
+        set_(self, "phrases", {k: tuple(v) for k, v in phrases.items()})
+        set_(self, "starts", frozenset(k[0] for k in phrases if len(k) > 1))
+        set_(self, "longest", max((len(k) for k in phrases), default=1))
+        set_(self, "owners", {k: tuple(v) for k, v in owners.items()})
+        plain = [c for c in owners if not _is_word_char(c[0]) and not _is_word_char(c[-1])]
+        edged = [c for c in owners if _is_word_char(c[0]) or _is_word_char(c[-1])]
+        set_(self, "chinese", re.compile(trie_regex(plain)) if plain else re.compile(r"(?!x)x"))
+        set_(self, "edged", compile_cues(edged))
+        marks = {ch for c in edged for ch in (c[0], c[-1]) if not _is_word_char(ch)}
+        set_(self, "edge_marks", frozenset(marks))
+        set_(
+            self,
+            "patterns",
+            {
+                name: [(triggers, re.compile(regex)) for triggers, regex in signal.patterns]
+                for name, signal in self.signals.items()
+                if signal.patterns
+            },
+        )
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
+
+    def _claim(self, found: dict[str, str], names: tuple[str, ...], cue: str, negated: bool) -> None:
+        for name in names:
+            if name not in found and not (negated and self.signals[name].negatable):
+                found[name] = cue
+
+    def scan(self, text: str) -> dict[str, str]:
+        """Signal name -> the first cue of it found in (normalised) text."""
+        found: dict[str, str] = {}
+        words = _words(text)
+        for i, word in enumerate(words):
+            negated = i > 0 and words[i - 1] in _NEGATING_WORDS
+            span = self.longest if word in self.starts else 1
+            for size in range(min(span, len(words) - i), 0, -1):
+                names = self.phrases.get(words[i : i + size])
+                if names:
+                    self._claim(found, names, " ".join(words[i : i + size]), negated)
+        hits = list(self.chinese.finditer(text)) if not text.isascii() else []
+        if any(mark in text for mark in self.edge_marks):
+            hits.extend(self.edged.finditer(text))
+        for m in hits:
+            negated = _NEGATED.search(text, max(0, m.start() - 8), m.start()) is not None
+            self._claim(found, self.owners.get(m.group(0), ()), m.group(0), negated)
+        for name, patterns in self.patterns.items():
+            if name in found:
+                continue
+            for triggers, pattern in patterns:
+                if not triggers or any(t in text for t in triggers):
+                    hit = pattern.search(text)
+                    if hit:
+                        found[name] = hit.group(0).strip()
+                        break
+        return found
 
 
 def build_rules(overrides: Iterable[RuleOverride] = ()) -> Rules:

@@ -71,8 +71,13 @@ def scoring_text(text: str) -> str:
     return unicodedata.normalize("NFKC", body).casefold()
 
 
+PLEASANTRY_MAX_CHARS = 80  # longer texts always say something more
+
+
 def is_pleasantry(text: str) -> bool:
     """Nothing but 好的 / thanks / got it and punctuation."""
+    if len(text) > PLEASANTRY_MAX_CHARS:
+        return False
     return _MEANINGFUL.search(_PLEASANTRY.sub(" ", text)) is None
 
 
@@ -108,41 +113,65 @@ def score_text(
     """Score one entry's text. `today` enables "past its date"; `written` is the entry's date
     (the year of a date written without one); `mentions` counts distinct days it appears on."""
     t = scoring_text(text)
-    remember = rules["remember"].find(t)
-    routine = rules["routine"].find(t) is not None
-    flags = {"remember": remember is not None, "routine": routine}
+    return score_scanned(
+        t,
+        rules.scan(t),
+        rules,
+        kind=kind,
+        importance=importance,
+        today=today,
+        written=written,
+        mentions=mentions,
+        repeats_core=repeats_core,
+    )
+
+
+def score_scanned(
+    t: str,
+    cues: dict[str, str],
+    rules: Rules,
+    *,
+    kind: str = "paragraph",
+    importance: int | None = None,
+    today: date | None = None,
+    written: date | None = None,
+    mentions: int = 1,
+    repeats_core: bool = False,
+) -> Scored:
+    """`score_text` for a text already reduced by `scoring_text` and scanned by `rules.scan`."""
+    remember = cues.get("remember")
+    routine = cues.get("routine")
+    flags = {"remember": remember is not None, "routine": routine is not None}
     if importance is not None:
         reason = Reason("importance marker", float(importance), f"<!-- importance: {importance} -->")
         return Scored(float(importance), (reason,), explicit=True, **flags)
-    if remember is None and is_pleasantry(t):
-        noise_cue = rules["noise"].find(t) or "(no content)"
-        return Scored(rules["noise"].points, (Reason("noise", rules["noise"].points, noise_cue),), noise=True)
+    if remember is None and not any(name in cues for name in ADDITIVE) and is_pleasantry(t):
+        noise = rules["noise"]
+        return Scored(
+            noise.points, (Reason("noise", noise.points, cues.get("noise", "(no content)")),), noise=True
+        )
 
     reasons: list[Reason] = []
     for name in ADDITIVE:
-        signal = rules[name]
-        cue = signal.find(t)
+        cue = cues.get(name)
         if cue is None and name == "task" and kind == "task":
             cue = "[ ]"
         if cue is not None:
-            reasons.append(Reason(name, signal.points, cue))
-    long_cue = rules["long_lived"].find(t)
-    short_cue = rules["short_lived"].find(t)
-    if long_cue is not None:
-        reasons.append(Reason("long-lived", rules["long_lived"].points, long_cue))
-    elif short_cue is not None:
-        reasons.append(Reason("short-lived", rules["short_lived"].points, short_cue))
-    if today is not None:
-        due_cue = rules["past_due"].find(t)
+            reasons.append(Reason(name, rules[name].points, cue))
+    if "long_lived" in cues:
+        reasons.append(Reason("long-lived", rules["long_lived"].points, cues["long_lived"]))
+    elif "short_lived" in cues:
+        reasons.append(Reason("short-lived", rules["short_lived"].points, cues["short_lived"]))
+    if today is not None and "past_due" in cues:
         year = (written or today).year
-        if due_cue is not None and any(d < today for d in mentioned_dates(t, year)):
-            reasons.append(Reason("past its date", rules["past_due"].points, due_cue))
+        if any(d < today for d in mentioned_dates(t, year)):
+            reasons.append(Reason("past its date", rules["past_due"].points, cues["past_due"]))
     if mentions > 1:
         reasons.append(Reason("referenced again", min(1.0, 0.5 * (mentions - 1)), f"{mentions} days"))
     if repeats_core:
         reasons.append(Reason("repetition", -1.0, "already in MEMORY.md"))
-    if routine:
-        reasons.append(Reason("routine event", 0.0, rules["routine"].find(t) or ""))
+    if routine is not None:
+        reasons.append(Reason("routine event", 0.0, routine))
     if remember is not None:
         reasons.append(Reason("remember this", 0.0, remember))
     total = sum(r.points for r in reasons)

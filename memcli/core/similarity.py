@@ -24,71 +24,88 @@ from datetime import date
 
 from memcli.core.entries import strip_leading_stamp
 from memcli.core.rules import NEGATIONS, compile_cues
-from memcli.core.tokens import CJK_RANGES
 
 _LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _TIME = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
-_SPACE_NEAR_CJK = re.compile(f"(?<=[{CJK_RANGES}])\\s+|\\s+(?=[{CJK_RANGES}])")
+_CJK_START = "\u2e80"  # CJK scripts (and emoji) lie above this code point
 _SPACES = re.compile(r"\s+")
 
+_ZH_DATE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")  # 11 月 12 日
 _VALUE = re.compile(
-    r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"  # 11 月 12 日
-    r"|https?://[^\s)>\]]+"  # URLs
+    r"https?://[^\s)>\]]+"  # URLs
     r"|(?:[a-zA-Z]:\\|~/|\.{1,2}/|/)[\w.\-\\/]*\w"  # paths
-    r"|(?<![\w.])\w[\w-]*(?:[._/\\-]\w+)+"  # identifiers: atlas-api, core.autocrlf, 2.3.1
-    r"|\d+(?:[.,:/]\d+)*"  # numbers, times, ratios
+    r"|[A-Za-z0-9_]+(?:[-._/\\:,][A-Za-z0-9_]+)*"  # words; kept when they hold a digit or a joint
 )
 _NAME = re.compile(r"(?<![\w.])[A-Z][a-zA-Z0-9]*[A-Z0-9][a-zA-Z0-9]*|(?<=[a-z,;] )[A-Z][a-z]+")
 _NEGATION = compile_cues(NEGATIONS)
 
 
-def normalise(text: str) -> str:
-    """What an entry says, for comparison: no marker, markup, punctuation or timestamps."""
+def _body(text: str) -> str:
+    """NFKC text without list marker, checkbox, the timestamp it opens with, or comments."""
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
     first, _, rest = text.partition("\n")
     text = strip_leading_stamp(_LEAD.sub("", first, count=1)) + ("\n" + rest if rest else "")
-    if "<!--" in text:
-        text = _COMMENT.sub(" ", text)
-    if "](" in text:
-        text = _LINK.sub(r"\1 \2", text)
-    text = unicodedata.normalize("NFKC", text).casefold()
+    return _COMMENT.sub(" ", text) if "<!--" in text else text
+
+
+def _normalised(body: str) -> str:
+    if "](" in body:
+        body = _LINK.sub(r"\1 \2", body)
+    text = body.casefold()
     if ":" in text:
         text = _TIME.sub(" ", text)
-    text = _PUNCT.sub(" ", text)
-    if not text.isascii():
-        text = _SPACE_NEAR_CJK.sub("", text)
-    return " ".join(text.split())
+    words = _PUNCT.sub(" ", text).split()
+    if text.isascii() or len(words) < 2:
+        return " ".join(words)
+    joined = [words[0]]
+    for word in words[1:]:
+        if joined[-1][-1] >= _CJK_START or word[0] >= _CJK_START:
+            joined[-1] += word  # no space next to CJK: "上午 10 点" reads as "上午10点"
+        else:
+            joined.append(word)
+    return " ".join(joined)
+
+
+def _values(body: str) -> frozenset[str]:
+    found: set[str] = set()
+    if "月" in body:
+        found.update(f"{int(m)}-{int(d)}" for m, d in _ZH_DATE.findall(body))
+        body = _ZH_DATE.sub(" ", body)
+    for token in _VALUE.findall(body):
+        if not token.isalpha():  # a plain word is not a value; digits and joints make one
+            found.add(token.rstrip(".,;:").casefold())
+    found.update(name.casefold() for name in _NAME.findall(body))
+    return frozenset(found)
+
+
+def _negative(body: str) -> bool:
+    return _NEGATION.search(body.casefold()) is not None
+
+
+def normalise(text: str) -> str:
+    """What an entry says, for comparison: no marker, markup, punctuation or timestamps."""
+    return _normalised(_body(text))
 
 
 def values(text: str) -> frozenset[str]:
     """Numbers, dates, paths, ports, versions, URLs, identifiers and names an entry carries
     (not the timestamp it opens with: that is when it was written, not what it says)."""
-    text = _COMMENT.sub(" ", unicodedata.normalize("NFKC", text))
-    first, _, rest = text.partition("\n")
-    text = strip_leading_stamp(_LEAD.sub("", first, count=1)) + ("\n" + rest if rest else "")
-    found: set[str] = set()
-    for m in _VALUE.finditer(text):
-        if m.group(1) is not None:
-            found.add(f"{int(m.group(1))}-{int(m.group(2))}")
-        else:
-            token = m.group(0).rstrip(".,;:").casefold()
-            if token:
-                found.add(token)
-    for m in _NAME.finditer(text):
-        found.add(m.group(0).casefold())
-    return frozenset(found)
-
-
-def describe(text: str) -> tuple[str, frozenset[str], bool]:
-    """What dedupe compares: the normalised text, its values, its polarity."""
-    return normalise(text), values(text), polarity(text)
+    return _values(_body(text))
 
 
 def polarity(text: str) -> bool:
     """True when the entry says something is not so (不 / never / no longer …)."""
-    return _NEGATION.search(unicodedata.normalize("NFKC", text).casefold()) is not None
+    return _negative(_body(text))
+
+
+def describe(text: str) -> tuple[str, frozenset[str], bool]:
+    """What dedupe compares: the normalised text, its values, its polarity."""
+    body = _body(text)
+    return _normalised(body), _values(body), _negative(body)
 
 
 def similarity(a: str, b: str) -> float:
@@ -103,7 +120,8 @@ def similarity(a: str, b: str) -> float:
 TEXT_KEYS = 6  # rarest bigrams under which an entry without distinctive values is filed
 TEXT_PROBES = 16  # rarest bigrams with which every entry looks those up
 SHORT = 16  # up to this length, keys and probes follow the exact prefix-filter bound
-DISTINCT_MAX = 24  # a value found in more entries than this does not identify a fact
+DISTINCT_MAX = 24  # a value (or pair) found in more entries than this does not identify a fact
+VALUE_KEYS = 6  # rarest values of an entry that make up its keys
 
 
 def bigrams(text: str) -> set[str]:
@@ -126,59 +144,112 @@ def _prefix(n: int, grams: int, partner_length: float, threshold: float, cap: in
     return cap
 
 
+def _ranks(counts: Counter[str]) -> dict[str, int]:
+    """Rarest first (ties by text): the order prefix filters pick tokens in."""
+    return {t: r for r, t in enumerate(sorted(counts, key=lambda t: (counts[t], t)))}
+
+
+def _pairs(values: Sequence[str]) -> list[tuple[str, str]]:
+    return [(a, b) if a < b else (b, a) for i, a in enumerate(values) for b in values[i + 1 :]]
+
+
 def candidate_pairs(
     texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float
 ) -> Iterator[tuple[int, int]]:
     """Pairs (i, j), i < j, worth verifying, found without comparing all pairs.
 
     Duplicates must agree on their values, the smaller set inside the larger, so two
-    entries that share a fact share its rarest value: entries are filed under each value
-    few entries carry. Entries with no such value are filed under their rarest bigrams,
-    which every entry looks up with its own rarest bigrams (for short entries, as many as
-    the prefix-filter bound requires). Lengths that cannot reach the ratio are skipped.
-    Recall against all-pairs comparison is measured by bench/dedupe.py, not assumed.
+    entries that state one fact share its values. An entry is filed under its rarest value,
+    or when all its values are common, under its rarest pair of them; every entry looks up
+    its rare values and its pairs of common ones. An entry with no such key is filed
+    instead under (its rarest value or none, bigram) for its rarest bigrams, and every
+    entry looks up (each of its values or none, bigram) with its own rarest bigrams — for
+    short entries as many as the prefix-filter bound requires. Lengths that cannot reach
+    the ratio are skipped. Recall against all-pairs comparison is measured by
+    bench/dedupe.py, not assumed.
     """
-    counts: Counter[str] = Counter()
+    value_counts: Counter[str] = Counter()
     for vs in value_sets:
-        counts.update(vs)
-    distinct = [[v for v in vs if counts[v] <= DISTINCT_MAX] for vs in value_sets]
-    by_value: dict[str, list[int]] = defaultdict(list)
-    for i, mine in enumerate(distinct):
-        for v in mine:
-            by_value[v].append(i)
-    grams = [bigrams(t) for t in texts]
+        value_counts.update(vs)
+    value_rank = _ranks(value_counts)
+    rare: list[list[str]] = []
+    pairs: list[list[tuple[str, str]]] = []
+    pair_counts: Counter[tuple[str, str]] = Counter()
+    for vs in value_sets:
+        ordered = sorted(vs, key=value_rank.__getitem__)[:VALUE_KEYS]
+        rare.append([v for v in ordered if value_counts[v] <= DISTINCT_MAX])
+        common_pairs = _pairs([v for v in ordered if value_counts[v] > DISTINCT_MAX])
+        pairs.append(common_pairs)
+        pair_counts.update(common_pairs)
+    by_key: dict[object, list[int]] = defaultdict(list)
+    textual: dict[int, set[str]] = {}
+    for i in range(len(texts)):
+        if rare[i]:
+            by_key[rare[i][0]].append(i)
+            continue
+        best = min(pairs[i], key=pair_counts.__getitem__) if pairs[i] else None
+        if best is not None and pair_counts[best] <= DISTINCT_MAX:
+            by_key[best].append(i)
+        else:
+            textual[i] = bigrams(texts[i])
+    gram_counts: Counter[str] = Counter()
+    for grams in textual.values():
+        gram_counts.update(grams)
+    gram_rank = _ranks(gram_counts)
     lengths = [len(t) for t in texts]
     floor = threshold / (2.0 - threshold) - 1e-9
-    textual = [i for i, mine in enumerate(distinct) if not mine]
-    frequency: Counter[str] = Counter()
+    by_anchor: dict[str, list[int]] = defaultdict(list)
     for i in textual:
-        frequency.update(grams[i])
-    by_gram: dict[str, list[int]] = defaultdict(list)
-    for i in textual:
-        n = lengths[i]
-        keep = _prefix(n, len(grams[i]), n, threshold, TEXT_KEYS)
-        for g in sorted(grams[i], key=lambda g: (frequency[g], g))[:keep]:
-            by_gram[g].append(i)
-    indexed = set(by_gram)
-    for i in range(len(texts)):
+        by_anchor[min(value_sets[i], key=value_rank.__getitem__) if value_sets[i] else ""].append(i)
+    small = {a: members for a, members in by_anchor.items() if len(members) <= DISTINCT_MAX}
+    by_gram: dict[tuple[str, str], list[int]] = defaultdict(list)
+    reach: dict[str, tuple[float, float]] = {}  # lengths that can pair with an anchor's entries
+    for anchor, members in by_anchor.items():
+        if anchor in small:
+            continue
+        member_lengths = [lengths[i] for i in members]
+        reach[anchor] = (min(member_lengths) * floor, max(member_lengths) / floor)
+        for i in members:
+            grams = textual[i]
+            keep = _prefix(lengths[i], len(grams), lengths[i], threshold, TEXT_KEYS)
+            for g in sorted(grams, key=gram_rank.__getitem__)[:keep]:
+                by_gram[(anchor, g)].append(i)
+    del textual, by_anchor
+    anchor_grams: dict[str, set[str]] = defaultdict(set)
+    for anchor, g in by_gram:
+        anchor_grams[anchor].add(g)
+    size = len(texts)
+    emitted: set[int] = set()
+    for i, text in enumerate(texts):
         seen: set[int] = set()
-        for v in distinct[i]:
-            seen.update(by_value[v])
+        for key in (*rare[i], *pairs[i]):
+            found = by_key.get(key)
+            if found:
+                seen.update(found)
         n = lengths[i]
-        probes = grams[i].intersection(indexed)
-        wanted = _prefix(n, len(grams[i]), n * floor, threshold, TEXT_PROBES)
-        if len(probes) > wanted:
-            probes = set(sorted(probes, key=lambda g: (frequency[g], g))[:wanted])
-        for g in probes:
-            seen.update(by_gram[g])
+        mine = []
+        for anchor in ("", *value_sets[i]):
+            if anchor in small:
+                seen.update(small[anchor])
+            elif anchor in reach and reach[anchor][0] <= n <= reach[anchor][1]:
+                mine.append(anchor)
+        if mine:
+            grams = bigrams(text)
+            wanted = _prefix(n, len(grams), n * floor, threshold, TEXT_PROBES)
+            for anchor in mine:
+                probes = grams & anchor_grams[anchor]
+                if len(probes) > wanted:
+                    probes = set(sorted(probes, key=gram_rank.__getitem__)[:wanted])
+                for g in probes:
+                    seen.update(by_gram[(anchor, g)])
         low, high = n * floor, n / floor
-        mine_distinct = bool(distinct[i])
         for j in seen:
-            if j < i:
-                if low <= lengths[j] <= high:
-                    yield j, i
-            elif j > i and mine_distinct and not distinct[j] and low <= lengths[j] <= high:
-                yield i, j
+            if j != i and low <= lengths[j] <= high:
+                first, second = (j, i) if j < i else (i, j)
+                code = first * size + second
+                if code not in emitted:
+                    emitted.add(code)
+                    yield first, second
 
 
 # --- groups ----------------------------------------------------------------------------------
@@ -214,15 +285,10 @@ class _Key:
     members: list[int]
 
 
-def _compatible(a: _Key, b: _Key, items: Sequence[Item]) -> bool:
+def _compatible(a: _Key, b: _Key) -> bool:
     if a.negative != b.negative or a.done != b.done:
         return False
-    if not (a.values <= b.values or b.values <= a.values):
-        return False
-    if a.routine or b.routine:
-        days = {items[i].date for i in a.members} | {items[i].date for i in b.members}
-        return len(days) <= 1
-    return True
+    return a.values <= b.values or b.values <= a.values
 
 
 def _completeness(key: _Key, items: Sequence[Item], member: int) -> tuple[int, int, int, date, int]:
@@ -254,18 +320,18 @@ def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
         else:
             key.members.append(i)
             key.routine = key.routine or item.routine
-    unique = list(keys.values())
-    # exact copies of a routine event on different days are separate events
-    split: list[_Key] = []
-    for key in unique:
-        if key.routine and len({items[i].date for i in key.members}) > 1:
+    # A routine event ("heartbeat OK") recurs: copies on different days are separate events,
+    # and routine lines are never matched fuzzily. Only same-day copies are duplicates.
+    routine_groups: list[list[int]] = []
+    unique: list[_Key] = []
+    for key in keys.values():
+        if key.routine:
             by_day: dict[date | None, list[int]] = defaultdict(list)
             for i in key.members:
                 by_day[items[i].date].append(i)
-            split.extend(_Key(key.norm, key.values, key.negative, True, key.done, m) for m in by_day.values())
+            routine_groups.extend(m for m in by_day.values() if len(m) > 1)
         else:
-            split.append(key)
-    unique = split
+            unique.append(key)
 
     parent = list(range(len(unique)))
 
@@ -282,7 +348,7 @@ def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
     norms = [k.norm for k in unique]
     for a, b in candidate_pairs(norms, [k.values for k in unique], threshold):
         s = ratio(norms[a], norms[b], score_cutoff=cutoff)
-        if s and _compatible(unique[a], unique[b], items):
+        if s and _compatible(unique[a], unique[b]):
             scored.append((s, a, b))
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     members: dict[int, list[int]] = {i: [i] for i in range(len(unique))}
@@ -296,7 +362,12 @@ def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
         parent[rb] = ra
         members[ra] = merged
         del members[rb]
-    return [g for g in (_make_group(m, unique, items) for m in members.values()) if g is not None]
+    groups = [g for g in (_make_group(m, unique, items) for m in members.values()) if g is not None]
+    for same_day in routine_groups:
+        keep, *rest = sorted(same_day, key=lambda i: (0 if items[i].in_core else 1, i))
+        day = items[keep].date
+        groups.append(Group(keep, tuple((i, 1.0) for i in rest), int(day is not None), day, day))
+    return sorted(groups, key=lambda g: g.keep)
 
 
 def _group_keeper(keys: Iterable[int], unique: Sequence[_Key], items: Sequence[Item]) -> tuple[int, int]:
@@ -319,10 +390,6 @@ def _group_holds(keys: list[int], unique: Sequence[_Key], items: Sequence[Item],
         if other.done != keeper.done:
             return False
         if k != keeper_key and ratio(keeper.norm, other.norm, score_cutoff=cutoff) == 0:
-            return False
-    if any(unique[k].routine for k in keys):
-        days = {items[i].date for k in keys for i in unique[k].members}
-        if len(days) > 1:
             return False
     return True
 
