@@ -193,10 +193,13 @@ REMEMBER = (
 )
 
 ROUTINE = (
-    "heartbeat", "health check", "healthcheck", "checked the build", "build green", "all green", "ping ok",
-    "看了一下", "检查了一下", "巡检", "例行", "日常检查", "看了下", "cron ran", "backup ok", "nothing new",
-    "no issues", "无异常", "没有异常", "一切正常", "status ok", "checked the logs", "checked logs",
-    "checked email", "checked inbox", "synced", "同步完成", "daily standup",
+    "heartbeat", "health check", "healthcheck", "checked the build", "build green", "all green", "ci green",
+    "ping ok", "看了一下", "检查了一下", "巡检", "例行", "日常检查", "看了下", "cron ran", "backup ok",
+    "nothing new", "no issues", "无异常", "没有异常", "一切正常", "status ok", "checked the logs",
+    "checked logs", "checked email", "checked inbox", "synced", "同步完成", "daily standup",
+    "without errors", "no new alerts", "no alerts", "no conflicts", "nothing urgent", "nothing blocking",
+    "usage normal", "all passed", "全绿", "没有告警", "无告警", "没有阻塞", "没有冲突", "正常完成",
+    "服务都在线", "照常",
 )
 
 # Words that flip a sentence's meaning; two entries that disagree on them are not duplicates.

@@ -82,8 +82,34 @@ def _values(body: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# Phrases with a negation word that do not deny anything ("don't forget" = remember).
+_NOT_NEGATIONS = compile_cues(
+    (
+        "don't forget",
+        "do not forget",
+        "dont forget",
+        "never forget",
+        "不要忘",
+        "别忘",
+        "不过",
+        "不仅",
+        "不断",
+        "不少",
+        "不错",
+        "不久",
+        "不管",
+        "不得不",
+        "差不多",
+        "不一定",
+    )
+)
+
+
 def _negative(body: str) -> bool:
-    return _NEGATION.search(body.casefold()) is not None
+    folded = body.casefold()
+    if _NEGATION.search(folded) is None:
+        return False
+    return _NEGATION.search(_NOT_NEGATIONS.sub(" ", folded)) is not None
 
 
 def normalise(text: str) -> str:
@@ -106,6 +132,63 @@ def describe(text: str) -> tuple[str, frozenset[str], bool]:
     """What dedupe compares: the normalised text, its values, its polarity."""
     body = _body(text)
     return _normalised(body), _values(body), _negative(body)
+
+
+# The hundred most common Chinese surnames: a changed word that starts with one is likely a name.
+SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
+    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤萧"
+)
+
+
+def _is_cjk(ch: str) -> bool:
+    return ch >= _CJK_START
+
+
+def _changes(a: str, b: str) -> list[tuple[str, str, str]]:
+    """Where two normalised texts differ: (character before, removed, inserted) per region."""
+    from rapidfuzz.distance import Indel
+
+    regions: list[tuple[str, str, str]] = []
+    current: list[str] | None = None
+    for op in Indel.opcodes(a, b):
+        if op.tag == "equal":
+            if current is not None:
+                regions.append((current[0], current[1], current[2]))
+                current = None
+            continue
+        if current is None:
+            current = [a[op.src_start - 1] if op.src_start else "", "", ""]
+        current[1] += a[op.src_start : op.src_end]
+        current[2] += b[op.dest_start : op.dest_end]
+    if current is not None:
+        regions.append((current[0], current[1], current[2]))
+    return regions
+
+
+def _name_like(before: str, word: str) -> bool:
+    cjk = [ch for ch in word if _is_cjk(ch)]
+    if len(cjk) != len(word) or not word:
+        return False
+    return (word[0] in SURNAMES and 2 <= len(word) <= 3) or (before in SURNAMES and len(word) <= 2)
+
+
+def substitutes_a_name(a: str, b: str) -> bool:
+    """True when one text has a different person (or term) where the other has its own:
+    a Chinese name replaced (交给 徐涛 / 交给 萧静), or a name in one script replaced by
+    one in the other (Gustav / 马秀英). Values catch the Latin names and numbers."""
+    for before, removed, inserted in _changes(a, b):
+        old, new = removed.replace(" ", ""), inserted.replace(" ", "")
+        if not old or not new:
+            continue
+        old_cjk, new_cjk = sum(map(_is_cjk, old)), sum(map(_is_cjk, new))
+        old_latin = sum(ch.isascii() and ch.isalpha() for ch in old)
+        new_latin = sum(ch.isascii() and ch.isalpha() for ch in new)
+        if (old_latin >= 2 and new_cjk >= 2) or (old_cjk >= 2 and new_latin >= 2):
+            return True
+        if _name_like(before, old) or _name_like(before, new):
+            return True
+    return False
 
 
 def similarity(a: str, b: str) -> float:
@@ -348,7 +431,7 @@ def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
     norms = [k.norm for k in unique]
     for a, b in candidate_pairs(norms, [k.values for k in unique], threshold):
         s = ratio(norms[a], norms[b], score_cutoff=cutoff)
-        if s and _compatible(unique[a], unique[b]):
+        if s and _compatible(unique[a], unique[b]) and not substitutes_a_name(norms[a], norms[b]):
             scored.append((s, a, b))
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     members: dict[int, list[int]] = {i: [i] for i in range(len(unique))}
@@ -389,7 +472,10 @@ def _group_holds(keys: list[int], unique: Sequence[_Key], items: Sequence[Item],
             return False
         if other.done != keeper.done:
             return False
-        if k != keeper_key and ratio(keeper.norm, other.norm, score_cutoff=cutoff) == 0:
+        if k != keeper_key and (
+            ratio(keeper.norm, other.norm, score_cutoff=cutoff) == 0
+            or substitutes_a_name(keeper.norm, other.norm)
+        ):
             return False
     return True
 
