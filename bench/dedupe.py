@@ -41,7 +41,12 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
 
 from memcli.core.entries import parse  # noqa: E402
-from memcli.core.similarity import candidate_pairs, describe  # noqa: E402
+from memcli.core.similarity import (  # noqa: E402
+    candidate_pairs,
+    describe,
+    substitutes_a_name,
+    values_agree,
+)
 
 WORKSPACES = HERE / "workspaces"
 NOW = "2026-06-01T09:00:00+08:00"
@@ -90,13 +95,30 @@ def dedupe_texts(root: Path) -> list[str]:
     return texts
 
 
-def blocking_recall(texts: Sequence[str], seed: int) -> dict[str, Any]:
+def enriched_sample(texts: Sequence[str], manifest: dict[str, Any], seed: int) -> list[str]:
+    """5,000 entries: whole planted groups and near-miss pairs (so the sample holds many
+    duplicate pairs to find), filled up with random entries."""
+    rng = random.Random(seed)
+    chosen: list[str] = []
+    groups = manifest["exact_groups"] + manifest["paraphrase_groups"]
+    for group in rng.sample(groups, len(groups)):
+        if len(chosen) >= SAMPLE * 2 // 5:
+            break
+        chosen.extend(ref["text"] for ref in group)
+    for pair in rng.sample(manifest["near_miss_pairs"], len(manifest["near_miss_pairs"])):
+        if len(chosen) >= SAMPLE // 2:
+            break
+        chosen.extend(ref["text"] for ref in pair)
+    chosen.extend(rng.sample(list(texts), SAMPLE - len(chosen)))
+    return chosen
+
+
+def blocking_recall(texts: Sequence[str]) -> dict[str, Any]:
     """All-pairs comparison on a sample versus the blocking, with the same duplicate test."""
     from rapidfuzz import fuzz, process
 
-    rng = random.Random(seed)
     described: dict[tuple[str, frozenset[str], bool], None] = {}
-    for text in rng.sample(list(texts), min(SAMPLE, len(texts))):
+    for text in texts:
         key = describe(text)
         if key[0]:
             described.setdefault(key, None)
@@ -104,8 +126,8 @@ def blocking_recall(texts: Sequence[str], seed: int) -> dict[str, Any]:
     norms = [k[0] for k in keys]
 
     def duplicate(i: int, j: int) -> bool:
-        (_, vi, ni), (_, vj, nj) = keys[i], keys[j]
-        return ni == nj and (vi <= vj or vj <= vi)
+        (a, vi, ni), (b, vj, nj) = keys[i], keys[j]
+        return ni == nj and values_agree(vi, vj) and not substitutes_a_name(a, b)
 
     similar: set[tuple[int, int]] = set()
     start = time.perf_counter()
@@ -194,6 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         root, manifest = ensure_workspace(name)
         files = note_files(root)
+        texts = dedupe_texts(root)
         cat_s, _ = measure(["cat", *files], args.runs)
         base = [*memcli(), "-w", str(root), "--now", NOW, "--json"]
         list_s, list_mb = measure([*base, "list"], args.runs)
@@ -204,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "cat": cat_s,
             "list": (list_s, list_mb),
             "dedupe": (dedupe_s, dedupe_mb),
-            "recall": blocking_recall(dedupe_texts(root), seed=1),
+            "recall": blocking_recall(random.Random(1).sample(texts, SAMPLE)),
+            "recall_enriched": blocking_recall(enriched_sample(texts, manifest, seed=1)),
             "quality": quality(root, manifest),
         }
         print(
@@ -243,12 +267,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(all-pairs) | found by blocking | recall |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name in names:
-        b = results[name]["recall"]
+    for name, kind in [(n, k) for n in names for k in ("recall", "recall_enriched")]:
+        b = results[name][kind]
         lines.append(
             fmt_row(
                 [
-                    name,
+                    f"{name} ({'random' if kind == 'recall' else 'planted groups + near misses + random'})",
                     f"{b['sample']:,}",
                     f"{b['pairs_compared_all']:,}",
                     f"{b['pairs_proposed']:,}",

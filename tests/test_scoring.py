@@ -210,3 +210,22 @@ def test_score_command_uses_the_workspace_rules(cli: Invoke, ws: Path) -> None:
     (ws / "memcli.toml").write_text("[rules.preference]\npoints = 1\n", encoding="utf-8")
     data = as_json(cli("--json", "-w", str(ws), "--now", NOW, "score", "I prefer tabs"))
     assert data["score"] == 1 and data["tier"] == "session"
+
+
+def test_list_sorts_by_decayed_score_and_filters_by_tier_and_staleness(cli: Invoke, sample: Path) -> None:
+    base = ("--json", "-w", str(sample), "--now", NOW, "list")
+    ranked = as_json(cli(*base, "--sort", "decayed", "--limit", "20"))["entries"]
+    assert len(ranked) == 20
+    assert [e["decayed"] for e in ranked] == sorted((e["decayed"] for e in ranked), reverse=True)
+    noise = as_json(cli(*base, "--tier", "discard"))["entries"]
+    assert noise and all(e["tier"] == "discard" and e["score"] < 0 for e in noise)
+    assert {"- 好的", "- ok thanks", "- got it"} <= {e["text"] for e in noise}
+    stale = as_json(cli(*base, "--stale"))["entries"]
+    assert stale and all(e["stale"] and e["decayed"] < 1.0 and not e["pinned"] for e in stale)
+    everything = as_json(cli(*base))["entries"]
+    pnpm = [e for e in everything if e["text"] == "- 用户偏好用 pnpm，不要用 npm 安装依赖"]
+    assert len(pnpm) == 4 and all(e["mentions"] == 4 and e["last_seen"] == "2026-10-21" for e in pnpm)
+    core = [e for e in everything if e["file"] == "MEMORY.md"]
+    assert core and all(e["tier"] == "core" and e["evergreen"] and e["decayed"] == e["score"] for e in core)
+    old = next(e for e in everything if e["date"] == "2026-09-01" and e["score"] > 0)
+    assert old["decayed"] < old["score"]  # two months old: about a quarter is left

@@ -36,7 +36,9 @@ def test_values_keep_what_must_not_be_lost() -> None:
     assert values("- **09:10** — backups at 02:00") == {"02:00"}  # the leading stamp is not a value
     assert "c:\\users\\lin\\atlas" in values("repo in C:\\Users\\lin\\atlas")
     assert "https://staging.atlas.example.com" in values("see https://staging.atlas.example.com")
-    assert "node" in values("upgraded Node to 22.3") and "22.3" in values("upgraded Node to 22.3")
+    assert "@node" in values("upgraded Node to 22.3") and "22.3" in values("upgraded Node to 22.3")
+    assert "1,000" in values("about 1,000 rows") and "08:02" in values("at 08:02，Orla 主持")
+    assert "@orla" in values("at 08:02，Orla 主持") and "@hannah" in values("交给 Hannah 负责")
 
 
 def test_polarity() -> None:
@@ -90,6 +92,31 @@ def test_a_missing_value_may_go_only_into_the_entry_that_has_it() -> None:
         [Item("- backups run nightly", D1), Item("- backups run nightly at 02:00", D2)], 0.8
     )
     assert group.keep == 1  # the more complete wording carries the time
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("- 夜间同步交给 徐涛 负责，10 月 27 日前完成", "- 夜间同步交给 萧静 负责，10 月 27 日前完成"),
+        ("- 蓝绿切换交给高浩然负责", "- 蓝绿切换交给高超负责"),
+        (
+            "- SPARRO-2860 is assigned to Gustav D., due 2016-04-19",
+            "- SPARRO-2860 is assigned to 马秀英, due 2016-04-19",
+        ),
+        ("- the review is run by Mateo this week", "- the review is run by Priya this week"),
+    ],
+)
+def test_a_person_swapped_for_another_is_not_a_duplicate(a: str, b: str) -> None:
+    assert groups_of([(a, D1), (b, D2)]) == []
+
+
+def test_dont_forget_is_not_a_negation() -> None:
+    assert not polarity("Don't forget to run the tests before shipping")
+    assert not polarity("别忘了发布前先跑测试")
+    assert polarity("don't run the tests on main")
+    a = "- Always run `go test -race ./...` before shipping lichen-admin; Daniel R. owns the release"
+    b = "- Don't forget to run `go test -race ./...` before shipping lichen-admin; Daniel R. owns the release"
+    assert groups_of([(a, D1), (b, D2)]) == [{0, 1}]
 
 
 def test_routine_events_on_different_days_are_not_merged() -> None:

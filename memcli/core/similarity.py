@@ -37,9 +37,17 @@ _ZH_DATE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")  # 11 月 12 �
 _VALUE = re.compile(
     r"https?://[^\s)>\]]+"  # URLs
     r"|(?:[a-zA-Z]:\\|~/|\.{1,2}/|/)[\w.\-\\/]*\w"  # paths
-    r"|[A-Za-z0-9_]+(?:[-._/\\:,][A-Za-z0-9_]+)*"  # words; kept when they hold a digit or a joint
+    r"|\d{1,3}(?:,\d{3})+(?!\d)"  # 1,000,000
+    r"|[A-Za-z0-9_]+(?:[-._/\\:][A-Za-z0-9_]+)*"  # words; kept when they hold a digit or a joint
 )
-_NAME = re.compile(r"(?<![\w.])[A-Z][a-zA-Z0-9]*[A-Z0-9][a-zA-Z0-9]*|(?<=[a-z,;] )[A-Z][a-z]+")
+# Product names and acronyms (PostgreSQL, MacBook, CI) are values; capitalised words inside
+# a sentence (after a lowercase word, a comma, or Chinese text) are taken for people's names.
+_PROPER = re.compile(r"(?<![\w.])[A-Z][a-zA-Z0-9]*[A-Z0-9][a-zA-Z0-9]*")
+_NAME = re.compile(
+    r"(?:(?<=[a-z,;] )|(?<=[,;(])|(?<=[\u2e80-\U0010ffff] )|(?<=[\u2e80-\U0010ffff]))"
+    r"[A-Z][a-z]+(?![A-Za-z0-9])"
+)
+NAME_MARK = "@"  # names are kept apart from other values: a different name is a different fact
 _NEGATION = compile_cues(NEGATIONS)
 
 
@@ -78,7 +86,8 @@ def _values(body: str) -> frozenset[str]:
     for token in _VALUE.findall(body):
         if not token.isalpha():  # a plain word is not a value; digits and joints make one
             found.add(token.rstrip(".,;:").casefold())
-    found.update(name.casefold() for name in _NAME.findall(body))
+    found.update(word.casefold() for word in _PROPER.findall(body))
+    found.update(NAME_MARK + name.casefold() for name in _NAME.findall(body))
     return frozenset(found)
 
 
@@ -368,10 +377,20 @@ class _Key:
     members: list[int]
 
 
+def values_agree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One entry's values inside the other's (the fuller one is kept), and the same people
+    named when both name someone: "assigned to Mia" is not "assigned to Talia"."""
+    if not (a <= b or b <= a):
+        return False
+    names_a = {v for v in a if v.startswith(NAME_MARK)}
+    names_b = {v for v in b if v.startswith(NAME_MARK)}
+    return not names_a or not names_b or names_a == names_b
+
+
 def _compatible(a: _Key, b: _Key) -> bool:
     if a.negative != b.negative or a.done != b.done:
         return False
-    return a.values <= b.values or b.values <= a.values
+    return values_agree(a.values, b.values)
 
 
 def _completeness(key: _Key, items: Sequence[Item], member: int) -> tuple[int, int, int, date, int]:
@@ -469,6 +488,8 @@ def _group_holds(keys: list[int], unique: Sequence[_Key], items: Sequence[Item],
     for k in keys:
         other = unique[k]
         if not other.values <= keeper.values or other.negative != keeper.negative:
+            return False
+        if not values_agree(other.values, keeper.values):
             return False
         if other.done != keeper.done:
             return False
