@@ -281,3 +281,14 @@ def test_dedupe_text_output_and_threshold(cli: Invoke, sample: Path) -> None:
     assert len(strict["groups"]) < len(
         as_json(cli("--json", "-w", str(sample), "--now", NOW, "dedupe"))["groups"]
     )
+
+
+def test_parallel_description_gives_the_same_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memcli import services
+    from memcli.core.similarity import describe, serial_map
+
+    texts = _random_corpus(random.Random(3), 400)
+    monkeypatch.setattr(services, "PARALLEL_FROM", 10)
+    assert services.parallel_map(describe, texts) == serial_map(describe, texts)
+    items = [Item(t, D1) for t in texts]
+    assert duplicate_groups(items, 0.8, services.parallel_map) == duplicate_groups(items, 0.8)

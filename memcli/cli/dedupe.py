@@ -10,8 +10,7 @@ from memcli.cli.common import output, runtime
 from memcli.cli.listing import entry_json
 from memcli.cli.output import one_line
 from memcli.config import with_flags
-from memcli.core.analysis import analyse
-from memcli.workspace.snapshot import take_snapshot
+from memcli.services import assess
 
 
 def dedupe(
@@ -30,10 +29,7 @@ def dedupe(
     run = runtime(ctx)
     out = output(ctx)
     policy = run.policy if threshold is None else with_flags(run.policy, {"dedupe_threshold": threshold})
-    snap = take_snapshot(run.root, policy.max_file_bytes)
-    analysis = analyse(
-        [(p.file, p.doc) for p in snap.files], policy, run.rules, run.now_local, only_duplicates=True
-    )
+    _, analysis = assess(run, policy, only_duplicates=True)
     assessed = analysis.assessed
     if out.json_mode:
         out.json(

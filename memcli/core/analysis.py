@@ -17,7 +17,7 @@ from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Scored, Tier, score_scanned, scoring_text, tier_of
-from memcli.core.similarity import Group, Item, duplicate_groups
+from memcli.core.similarity import Group, Item, Mapper, duplicate_groups, serial_map
 
 # Entries compared for duplicates; code, tables and HTML are kept as they are.
 DEDUPE_KINDS = frozenset({"bullet", "task", "paragraph", "quote"})
@@ -54,7 +54,7 @@ class Analysis:
 
 
 def find_duplicates(
-    files: Sequence[tuple[MemoryFile, Document]], rules: Rules, threshold: float
+    files: Sequence[tuple[MemoryFile, Document]], rules: Rules, threshold: float, mapper: Mapper = serial_map
 ) -> tuple[list[tuple[MemoryFile, Entry]], list[DuplicateGroup]]:
     """All entries in order, and the duplicate groups among them (indices into that list)."""
     entries = [(f, e) for f, doc in files for e in doc.entries]
@@ -78,7 +78,7 @@ def find_duplicates(
                 done=e.done,
             )
         )
-    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold)]
+    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold, mapper)]
     return entries, groups
 
 
@@ -98,10 +98,11 @@ def analyse(
     rules: Rules,
     now_local: datetime,
     only_duplicates: bool = False,
+    mapper: Mapper = serial_map,
 ) -> Analysis:
     """Assess every entry at `now_local` (naive, in the user's time zone); with
     `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows)."""
-    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold)
+    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):
         membership[group.keep] = n

@@ -18,7 +18,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -40,13 +40,10 @@ _VALUE = re.compile(
     r"|\d{1,3}(?:,\d{3})+(?!\d)"  # 1,000,000
     r"|[A-Za-z0-9_]+(?:[-._/\\:][A-Za-z0-9_]+)*"  # words; kept when they hold a digit or a joint
 )
-# Product names and acronyms (PostgreSQL, MacBook, CI) are values; capitalised words inside
-# a sentence (after a lowercase word, a comma, or Chinese text) are taken for people's names.
-_PROPER = re.compile(r"(?<![\w.])[A-Z][a-zA-Z0-9]*[A-Z0-9][a-zA-Z0-9]*")
-_NAME = re.compile(
-    r"(?:(?<=[a-z,;] )|(?<=[,;(])|(?<=[\u2e80-\U0010ffff] )|(?<=[\u2e80-\U0010ffff]))"
-    r"[A-Z][a-z]+(?![A-Za-z0-9])"
-)
+# Capitalised words: product names and acronyms (PostgreSQL, MacBook, CI) are values;
+# a plain capitalised word inside a sentence (after a lowercase word, a comma, or Chinese
+# text) is taken for a person's name.
+_CAPITALISED = re.compile(r"(?<![\w.])[A-Z][A-Za-z0-9]*")
 NAME_MARK = "@"  # names are kept apart from other values: a different name is a different fact
 _NEGATION = compile_cues(NEGATIONS)
 
@@ -86,9 +83,27 @@ def _values(body: str) -> frozenset[str]:
     for token in _VALUE.findall(body):
         if not token.isalpha():  # a plain word is not a value; digits and joints make one
             found.add(token.rstrip(".,;:").casefold())
-    found.update(word.casefold() for word in _PROPER.findall(body))
-    found.update(NAME_MARK + name.casefold() for name in _NAME.findall(body))
+    for m in _CAPITALISED.finditer(body):
+        word = m.group(0)
+        rest = word[1:]
+        if not rest.islower() or not rest.isalpha():
+            if len(word) > 1:
+                found.add(word.casefold())  # CamelCase, ALL CAPS, with digits
+        elif _inside_sentence(body, m.start()):
+            found.add(NAME_MARK + word.casefold())
     return frozenset(found)
+
+
+def _inside_sentence(text: str, start: int) -> bool:
+    if not start:
+        return False
+    before = text[start - 1]
+    if before in ",;(" or before >= _CJK_START:
+        return True
+    if before == " " and start >= 2:
+        previous = text[start - 2]
+        return previous.islower() or previous in ",;" or previous >= _CJK_START
+    return False
 
 
 # Phrases with a negation word that do not deny anything ("don't forget" = remember).
@@ -404,15 +419,24 @@ def _completeness(key: _Key, items: Sequence[Item], member: int) -> tuple[int, i
     )
 
 
-def duplicate_groups(items: Sequence[Item], threshold: float) -> list[Group]:
-    """Groups of two or more items that say the same thing, each with the item to keep."""
+Description = tuple[str, frozenset[str], bool]
+Mapper = Callable[[Callable[[str], Description], Sequence[str]], list[Description]]
+
+
+def serial_map(function: Callable[[str], Description], texts: Sequence[str]) -> list[Description]:
+    return [function(t) for t in texts]
+
+
+def duplicate_groups(items: Sequence[Item], threshold: float, mapper: Mapper = serial_map) -> list[Group]:
+    """Groups of two or more items that say the same thing, each with the item to keep.
+
+    `mapper` applies `describe` to every distinct text; a caller may run it in parallel.
+    """
     keys: dict[tuple[str, frozenset[str], bool, bool | None], _Key] = {}
-    described: dict[str, tuple[str, frozenset[str], bool]] = {}
+    distinct = list(dict.fromkeys(item.text for item in items))
+    described = dict(zip(distinct, mapper(describe, distinct), strict=True))
     for i, item in enumerate(items):
-        described_as = described.get(item.text)
-        if described_as is None:
-            described_as = described[item.text] = describe(item.text)
-        norm, vals, neg = described_as
+        norm, vals, neg = described[item.text]
         if not norm:
             continue
         ident = (norm, vals, neg, item.done)
