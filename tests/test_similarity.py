@@ -104,6 +104,10 @@ def test_a_missing_value_may_go_only_into_the_entry_that_has_it() -> None:
             "- SPARRO-2860 is assigned to 马秀英, due 2016-04-19",
         ),
         ("- the review is run by Mateo this week", "- the review is run by Priya this week"),
+        (
+            "- 修了 `models_test.go` 的偶发失败，原因是账号注销有竞态",
+            "- 修了 `models_test.go` 的偶发失败，原因是签名校验有竞态",
+        ),
     ],
 )
 def test_a_person_swapped_for_another_is_not_a_duplicate(a: str, b: str) -> None:

@@ -165,6 +165,9 @@ SURNAMES = frozenset(
 )
 
 
+SWAPPED_PHRASE = 3  # Chinese characters on both sides of a change that make it another subject
+
+
 def _is_cjk(ch: str) -> bool:
     return ch >= _CJK_START
 
@@ -198,9 +201,10 @@ def _name_like(before: str, word: str) -> bool:
 
 
 def substitutes_a_name(a: str, b: str) -> bool:
-    """True when one text has a different person (or term) where the other has its own:
-    a Chinese name replaced (交给 徐涛 / 交给 萧静), or a name in one script replaced by
-    one in the other (Gustav / 马秀英). Values catch the Latin names and numbers."""
+    """True when one text has a different person or subject where the other has its own:
+    a Chinese name replaced (交给 徐涛 / 交给 萧静), a name in one script replaced by one in
+    the other (Gustav / 马秀英), or a Chinese phrase of three or more characters replaced by
+    another (账号注销 / 签名校验). Values catch the Latin names and numbers."""
     for before, removed, inserted in _changes(a, b):
         old, new = removed.replace(" ", ""), inserted.replace(" ", "")
         if not old or not new:
@@ -210,6 +214,8 @@ def substitutes_a_name(a: str, b: str) -> bool:
         new_latin = sum(ch.isascii() and ch.isalpha() for ch in new)
         if (old_latin >= 2 and new_cjk >= 2) or (old_cjk >= 2 and new_latin >= 2):
             return True
+        if old_cjk >= SWAPPED_PHRASE and new_cjk >= SWAPPED_PHRASE:
+            return True  # a whole phrase swapped for another: 账号注销 / 签名校验
         if _name_like(before, old) or _name_like(before, new):
             return True
     return False
