@@ -81,7 +81,8 @@ def _values(body: str) -> frozenset[str]:
         found.update(f"{int(m)}-{int(d)}" for m, d in _ZH_DATE.findall(body))
         body = _ZH_DATE.sub(" ", body)
     for token in _VALUE.findall(body):
-        if not token.isalpha():  # a plain word is not a value; digits and joints make one
+        # a plain word is not a value; digits, joints or camelCase make one
+        if not token.isalpha() or (token[0].islower() and not token.islower()):
             found.add(token.rstrip(".,;:").casefold())
     for m in _CAPITALISED.finditer(body):
         word = m.group(0)
