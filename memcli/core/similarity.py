@@ -4,12 +4,13 @@
   Markdown, punctuation, timestamps or spaces around CJK characters.
 - Similarity is rapidfuzz's character-level ratio, which works for Chinese
   (no spaces needed) and for mixed text alike.
-- Blocking: an entry is compared only with entries sharing one of its rarest
-  character bigrams (a prefix filter), never with all the others.
+- Blocking (`candidate_pairs`): an entry is compared only with entries that share
+  a rare value or pair of values, or rare bigrams, never with all the others.
 - Two entries are duplicates only if their values agree: a number, date, path,
-  port, version or name that one has and the other lacks may not be lost, and
-  two that each have a value the other lacks (port 8080 / port 9090) differ.
-  Negation must agree too ("我喜欢" / "我不喜欢").
+  port, version or identifier one has and the other lacks may not be lost, two that
+  each have a value the other lacks (port 8080 / port 9090) differ, and people named
+  must be the same. Negation must agree ("我喜欢" / "我不喜欢"), and a person or a
+  Chinese phrase swapped for another (交给 徐涛 / 交给 萧静) is a different fact.
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _TIME = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
 _PUNCT = re.compile(r"[^\w\s]|_", re.UNICODE)
 _CJK_START = "\u2e80"  # CJK scripts (and emoji) lie above this code point
-_SPACES = re.compile(r"\s+")
 
 _ZH_DATE = re.compile(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")  # 11 月 12 日
 _VALUE = re.compile(
@@ -220,12 +220,6 @@ def substitutes_a_name(a: str, b: str) -> bool:
         if _name_like(before, old) or _name_like(before, new):
             return True
     return False
-
-
-def similarity(a: str, b: str) -> float:
-    from rapidfuzz.fuzz import ratio
-
-    return float(ratio(a, b)) / 100.0
 
 
 # --- blocking -----------------------------------------------------------------------------
