@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 
 from memcli.core.analysis import Analysis, analyse
+from memcli.core.compose import daily_note
+from memcli.core.edit import Insert, edit_document
+from memcli.core.entries import parse
+from memcli.core.lifecycle import COLD, SUPERSEDED, Action, Event, FileWrite, Plan, View, plan
 from memcli.core.policy import Policy
+from memcli.core.roles import Role, daily_note_rel
 from memcli.core.similarity import Description, serial_map
 from memcli.runtime import Runtime
+from memcli.workspace.files import read_text
 from memcli.workspace.snapshot import Snapshot, take_snapshot
+from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
 PARALLEL_FROM = 20_000  # below this many texts, starting processes costs more than it saves
 
@@ -54,3 +63,114 @@ def assess(
         mapper=parallel_map,
     )
     return snap, analysis
+
+
+def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
+    """What gc plans from: the memory files and MEMORY.md's cold storage, analysed, with the
+    summaries already written and the history the ledger keeps."""
+    snap = take_snapshot(run.root, run.policy.max_file_bytes, select=lambda f: f.is_memory or f.rel == COLD)
+    files = tuple((p.file, p.doc) for p in snap.files)
+    analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_map)
+    summaries = frozenset(
+        f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
+    )
+    paths = frozenset(f.rel for f in snap.layout.files) | frozenset(b.rel for b in snap.layout.bad_names)
+    view = View(files, summaries, paths, load_history(run.root))
+    return snap, view, analysis
+
+
+def plan_gc(run: Runtime) -> tuple[Snapshot, Plan]:
+    snap, view, analysis = gc_view(run)
+    return snap, plan(view, analysis, run.policy, run.rules, run.now_local)
+
+
+@dataclass(frozen=True, slots=True)
+class Restorable:
+    """An entry that left the notes and can come back: from the trash, or from the archive."""
+
+    id: str
+    text: str
+    source: str  # where it was: "path:line"
+    holder: str  # where it is now: a trash file, or an archive note
+    line: int  # its line in an archive note (0 for the trash)
+    reason: str
+
+
+RESTORE_MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->")
+MARKER_ID = re.compile(r"<!-- memcli: [^>]*\(([0-9a-f]{10})\) -->")
+
+
+def restorable(run: Runtime) -> list[Restorable]:
+    """Every trashed or archived entry not already brought back."""
+    events = list(ledger_events(run.root))
+    void = {e["tx"] for e in events if e.get("action") in ("undo", "rolled_back")}
+    back = {
+        (e.get("id"), e.get("from"))
+        for e in events
+        if e.get("action") == "restore" and e.get("tx") not in void
+    }
+    found: list[Restorable] = []
+    for record in trash_records(run.root):
+        key = (record.get("id"), record.get("from"))
+        if record.get("tx") in void or key in back or record.get("action") == "undo":
+            continue
+        found.append(
+            Restorable(
+                str(record["id"]),
+                str(record["text"]),
+                str(record["from"]),
+                record["file"],
+                0,
+                str(record["reason"]),
+            )
+        )
+    for rel in (COLD, SUPERSEDED):
+        path = run.root / rel
+        if not path.is_file():
+            continue
+        _, text = read_text(path, run.root, run.policy.max_file_bytes)
+        for entry in parse(text, rel).entries:
+            marker = MARKER_ID.search(entry.text)
+            if marker is None:
+                continue
+            found.append(
+                Restorable(
+                    marker.group(1),
+                    entry.text,
+                    f"{rel}:{entry.first_line}",
+                    rel,
+                    entry.first_line,
+                    "demoted" if rel == COLD else "superseded",
+                )
+            )
+    return found
+
+
+def restore_plan(run: Runtime, item: Restorable) -> Plan:
+    """Put an entry back: an archived core entry into MEMORY.md, a trashed one at the end of the
+    note it left (or today's note, when that note has moved on)."""
+    writes: list[FileWrite] = []
+    text = RESTORE_MARKER.sub("", item.text).rstrip() + "\n"
+    if item.line:
+        held = read_text(run.root / item.holder, run.root, run.policy.max_file_bytes)[1]
+        doc = parse(held, item.holder)
+        entry = next(e for e in doc.entries if e.first_line == item.line)
+        writes.append(FileWrite(item.holder, held, edit_document(doc, [entry])))
+        target = "MEMORY.md"
+    else:
+        note = item.source.rsplit(":", 1)[0]
+        target = (
+            note if (run.root / note).is_file() and note.startswith("memory/") else daily_note_rel(run.today)
+        )
+    path = run.root / target
+    if path.is_file():
+        current = read_text(path, run.root, run.policy.max_file_bytes)[1]
+        doc = parse(current, target)
+        writes.append(FileWrite(target, current, edit_document(doc, insert=[Insert(len(doc.lines), text)])))
+    else:
+        fresh = daily_note(run.today, text) if target.startswith("memory/") else f"# MEMORY.md\n\n{text}"
+        writes.append(FileWrite(target, None, fresh))
+    reason = f"restored from {item.holder} ({item.reason})"
+    event = Event("restore", item.id, item.text, item.source, target, reason)
+    action = Action("restore", reason, text=item.text, source=item.source, to=target, id=item.id)
+    return Plan((action,), tuple(writes), (), (event,), (), ())

@@ -76,6 +76,15 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "score": ("memcli.cli.score", "score", "Score a text 0-10 and show the rules that fired."),
     "list": ("memcli.cli.listing", "list_entries", "List entries with tier, score, decay and mentions."),
     "dedupe": ("memcli.cli.dedupe", "dedupe", "Show groups of duplicate entries (read-only)."),
+    "gc": ("memcli.cli.gc", "gc", "Plan and apply the memory lifecycle as one reversible transaction."),
+    "undo": ("memcli.cli.history", "undo", "Revert the last applied gc or restore."),
+    "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
+    "purge": (
+        "memcli.cli.history",
+        "purge",
+        "Delete trash and undo data older than N days (the only deletion).",
+    ),
+    "show": ("memcli.cli.history", "show", "An entry's provenance and history from the ledger."),
 }
 
 

@@ -202,6 +202,23 @@ ROUTINE = (
     "服务都在线", "照常",
 )
 
+# A newer fact replacing an older one; what follows RETIRED names the thing given up.
+CHANGE = (
+    "现在", "改用", "不再", "换成", "改成", "换了", "已经换", "替换", "取代", "no longer", "switched to",
+    "switch to", "moved from", "moved to", "instead", "now use", "now uses", "replaced", "migrated to",
+    "we now", "i now",
+)
+RETIRED = (
+    "不再用", "不再使用", "不再", "不用", "弃用", "no longer use", "no longer using", "no longer on",
+    "no longer", "instead of", "moved from", "switched from", "migrated from", "replaced", "rather than",
+)
+# An explicit correction marks the entry it refers to obsolete.
+CORRECTION = (
+    "这个不对", "不对", "是错的", "搞错了", "错了", "以后不要这样", "更正", "纠正", "that's wrong",
+    "that is wrong", "thats wrong", "was wrong", "incorrect", "don't do that again", "correction:",
+    "not correct",
+)
+
 # Words that flip a sentence's meaning; two entries that disagree on them are not duplicates.
 NEGATIONS = (
     "不", "没", "别", "未", "无法", "不再", "never", "not", "no", "don't", "dont", "doesn't", "isn't",
@@ -224,6 +241,9 @@ DEFAULT_SIGNALS = (
     Signal("noise", -1, PLEASANTRIES),
     Signal("remember", 0, REMEMBER),
     Signal("routine", 0, ROUTINE),
+    Signal("change", 0, CHANGE),
+    Signal("retired", 0, RETIRED),
+    Signal("correction", 0, CORRECTION),
 )
 SIGNAL_NAMES = tuple(s.name for s in DEFAULT_SIGNALS)
 # Signals that add up into the score (the others are handled by their own rule).

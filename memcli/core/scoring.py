@@ -12,6 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from typing import Any
 
 from memcli.core.entries import strip_leading_stamp
 from memcli.core.policy import Policy
@@ -60,6 +61,7 @@ class Scored:
     noise: bool = False
     routine: bool = False
     explicit: bool = False
+    signals: frozenset[str] = frozenset()  # every signal whose cue the text carries
 
 
 def scoring_text(text: str) -> str:
@@ -141,15 +143,18 @@ def score_scanned(
     """`score_text` for a text already reduced by `scoring_text` and scanned by `rules.scan`."""
     remember = cues.get("remember")
     routine = cues.get("routine")
-    flags = {"remember": remember is not None, "routine": routine is not None}
+    flags: dict[str, Any] = {
+        "remember": remember is not None,
+        "routine": routine is not None,
+        "signals": frozenset(cues),
+    }
     if importance is not None:
         reason = Reason("importance marker", float(importance), f"<!-- importance: {importance} -->")
         return Scored(float(importance), (reason,), explicit=True, **flags)
     if remember is None and not any(name in cues for name in ADDITIVE) and is_pleasantry(t):
-        noise = rules["noise"]
-        return Scored(
-            noise.points, (Reason("noise", noise.points, cues.get("noise", "(no content)")),), noise=True
-        )
+        points = rules["noise"].points
+        reason = Reason("noise", points, cues.get("noise", "(no content)"))
+        return Scored(points, (reason,), noise=True, signals=frozenset(cues))
 
     reasons: list[Reason] = []
     for name in ADDITIVE:

@@ -1,0 +1,794 @@
+"""The memory lifecycle (SPEC §7): a plan of actions computed purely from the files,
+the policy, the history memcli keeps, and `now`.
+
+plan() decides; it reads nothing and writes nothing. The plan says, for every action,
+why, and carries the exact new text of every file it changes, so that `--dry-run`,
+`--diff` and the transaction that applies it all show the same thing.
+
+Protective rules: open notes (today, yesterday) are only ever appended to; MEMORY.md
+stays within its budget (least recently used entries are demoted first, never on the
+first run); facts are promoted, not logs; routine events are never promoted by count;
+a plan removing more than `max_removal_share` of a file's entries needs --force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from memcli.core.analysis import Analysis, Assessed
+from memcli.core.edit import (
+    Insert,
+    append_block,
+    edit_document,
+    insertion_into,
+    new_section,
+    promoted_text,
+    sections,
+)
+from memcli.core.entries import Document, Entry, leading_stamp, parse
+from memcli.core.policy import Policy
+from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
+from memcli.core.rules import Rules
+from memcli.core.scoring import Tier, scoring_text
+from memcli.core.subjects import retired_object, subject_tokens
+from memcli.core.summarize import week_of, weekly_summary
+from memcli.core.tokens import estimate_tokens, is_mostly_cjk
+
+ACTIONS = ("merge", "drop", "promote", "supersede", "demote", "summarize", "archive")
+COLD = f"{ARCHIVE_DIR}/core-cold.md"
+SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
+PROMOTE_MAX_TOKENS = 160
+SOURCE_ROLES = frozenset({Role.DAILY, Role.DAILY_SLUG})
+FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
+
+# Where a promoted entry lands: its kind of fact, and the headings that fit it in either language.
+CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("preference", "Preferences", "偏好", ("prefer", "preference", "偏好", "喜好", "习惯")),
+    ("decision", "Decisions", "决策", ("decision", "决策", "决定")),
+    (
+        "environment",
+        "Environment",
+        "环境",
+        ("environment", "setup", "tool", "system", "环境", "工具", "系统"),
+    ),
+    (
+        "knowledge",
+        "Knowledge",
+        "经验教训",
+        ("knowledge", "lesson", "learn", "pitfall", "知识", "经验", "教训"),
+    ),
+    ("fact", "Facts", "事实", ("fact", "note", "memory", "事实", "备忘", "记忆")),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    action: str
+    reason: str
+    text: str | None = None
+    source: str | None = None  # "path:line"  (JSON: "from")
+    to: str | None = None
+    into: str | None = None
+    by: str | None = None
+    files: tuple[str, ...] = ()
+    id: str | None = None
+    score: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.action, "reason": self.reason}
+        for key, value in (
+            ("text", self.text),
+            ("from", self.source),
+            ("to", self.to),
+            ("into", self.into),
+            ("by", self.by),
+            ("id", self.id),
+            ("score", self.score),
+        ):
+            if value is not None:
+                out[key] = value
+        if self.files:
+            out["files"] = list(self.files)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    """One file's change: new text (`before` None: a new file), or a move elsewhere."""
+
+    path: str
+    before: str | None
+    after: str | None
+    move_to: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trashed:
+    id: str
+    text: str
+    source: str
+    reason: str
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A line of the ledger: what happened to an entry, from where to where, and why."""
+
+    action: str
+    id: str
+    text: str
+    source: str | None = None
+    to: str | None = None
+    reason: str = ""
+    day: str | None = None
+
+    @property
+    def text_hash(self) -> str:
+        return hashlib.sha1(self.text.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Plan:
+    actions: tuple[Action, ...]
+    writes: tuple[FileWrite, ...]
+    trash: tuple[Trashed, ...]
+    events: tuple[Event, ...]
+    notes: tuple[str, ...]
+    over_share: tuple[tuple[str, int, int], ...]  # (file, entries removed, entries in it)
+
+    @property
+    def empty(self) -> bool:
+        return not self.actions
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for a in self.actions:
+            out[a.action] = out.get(a.action, 0) + 1
+        return out
+
+
+@dataclass(frozen=True)
+class History:
+    """What the ledger remembers: when each core entry was last used, and what was demoted."""
+
+    clock: Mapping[str, date] = field(default_factory=dict)
+    demoted: Mapping[str, date] = field(default_factory=dict)
+
+    @property
+    def first_run(self) -> bool:
+        return not self.clock
+
+
+@dataclass(frozen=True)
+class View:
+    """The workspace as the planner sees it."""
+
+    files: tuple[tuple[MemoryFile, Document], ...]
+    summaries: frozenset[str]  # periods that already have a summary
+    paths: frozenset[str]  # every file that exists (new names must not collide)
+    history: History
+
+
+def place(entry: Entry) -> str:
+    return f"{entry.file}:{entry.first_line}"
+
+
+def is_log(entry: Entry) -> bool:
+    """Commands, stack traces and metadata lines are logs, not facts to remember."""
+    body = entry.body
+    first = body.split("\n", 1)[0].strip()
+    if first.startswith(("$ ", "> $", "# ", "sudo ")) or (first.startswith("`") and first.endswith("`")):
+        return True
+    if "Traceback (most recent call last)" in body or "\n    at " in body or body.count("\n") > 8:
+        return True
+    label, sep, value = first.partition(":")
+    if not sep:
+        label, sep, value = first.partition("：")
+    plain_label = label.strip("*_ ").strip()
+    return bool(sep) and 0 < len(plain_label) <= 12 and label.strip().startswith("**") and len(value) < 24
+
+
+def category(a: Assessed) -> str:
+    found = {r.rule for r in a.scored.reasons}
+    for name, *_ in CATEGORIES:
+        if name in found:
+            return name
+    return "fact"
+
+
+class _Planner:
+    def __init__(
+        self, view: View, analysis: Analysis, policy: Policy, rules: Rules, now_local: datetime
+    ) -> None:
+        self.view = view
+        self.analysis = analysis
+        self.policy = policy
+        self.rules = rules
+        self.now = now_local
+        self.today = now_local.date()
+        self.files = {f.rel: (f, doc) for f, doc in view.files}
+        self.core = next((f.rel for f, _ in view.files if f.role is Role.CORE), None)
+        self.open_from = self.today - timedelta(days=max(policy.open_days, 1) - 1)
+        self.window_start = self.today - timedelta(days=policy.short_term_days)
+        self.actions: list[Action] = []
+        self.trash: list[Trashed] = []
+        self.events: list[Event] = []
+        self.notes: list[str] = []
+        self.removed: dict[str, list[Entry]] = defaultdict(list)
+        self.gone: set[int] = set()  # entries leaving their place in this plan
+        self.archived: dict[str, str] = {}  # note -> where it moves
+        self.promotions: list[tuple[str, str]] = []  # (category, bullet text)
+        self.cold_add: list[str] = []
+        self.cold_remove: list[Entry] = []
+        self.superseded_add: list[str] = []
+        self.summaries: dict[str, str] = {}  # path -> text
+        self.promoted_groups: set[int] = set()
+        self.promoted: set[int] = set()
+        core_doc = self.files[self.core][1] if self.core else None
+        self.core_chars = len(core_doc.render()) if core_doc else 0
+        self.by_file: dict[str, list[int]] = defaultdict(list)
+        for i, a in enumerate(analysis.assessed):
+            self.by_file[a.entry.file].append(i)
+
+    # --- facts about entries ---------------------------------------------------------
+
+    def file_of(self, a: Assessed) -> MemoryFile:
+        return self.files[a.entry.file][0]
+
+    def is_open(self, f: MemoryFile) -> bool:
+        return f.role in SOURCE_ROLES and f.date is not None and f.date >= self.open_from
+
+    def closed_note(self, a: Assessed) -> bool:
+        f = self.file_of(a)
+        return f.role in SOURCE_ROLES and not self.is_open(f) and f.rel not in self.archived
+
+    def members(self, g: int) -> list[int]:
+        group = self.analysis.groups[g]
+        return [group.keep, *(i for i, _ in group.duplicates)]
+
+    def group_roles(self, g: int) -> set[Role]:
+        return {self.analysis.assessed[i].role for i in self.members(g)}
+
+    def in_cold(self, a: Assessed) -> bool:
+        return a.entry.file == COLD
+
+    # --- the pieces --------------------------------------------------------------------
+
+    def run(self) -> Plan:
+        self.clock = self.core_clocks()
+        self.plan_archive()
+        self.plan_supersede()
+        self.plan_drop()
+        self.plan_demote_unused()
+        self.plan_promotions()
+        self.plan_merges()
+        over = self.removal_shares()
+        writes = self.assemble()
+        return Plan(
+            tuple(self.actions),
+            tuple(writes),
+            tuple(self.trash),
+            tuple(self.events),
+            tuple(self.notes),
+            tuple(over),
+        )
+
+    def core_clocks(self) -> dict[int, date]:
+        """When each MEMORY.md entry was last used: recorded by memcli, or mentioned in a note."""
+        history = self.view.history
+        clocks: dict[int, date] = {}
+        for i, a in enumerate(self.analysis.assessed):
+            if a.role is not Role.CORE:
+                continue
+            known = history.clock.get(a.entry.id)
+            clock = known or self.today
+            if known is None:
+                self.events.append(
+                    Event("recorded", a.entry.id, a.entry.text, place(a.entry), day=str(self.today))
+                )
+            if a.group is not None:
+                seen = self.analysis.groups[a.group].last_seen
+                if seen is not None and seen > clock:
+                    clock = seen
+                    self.events.append(
+                        Event("mentioned", a.entry.id, a.entry.text, place(a.entry), day=str(seen))
+                    )
+            clocks[i] = clock
+        return clocks
+
+    def plan_archive(self) -> None:
+        """Closed notes older than the short-term window: summarised per ISO week, then
+        moved to memory/archive/YYYY/MM/ unchanged. Finished task notes move a day after."""
+        by_week: dict[str, list[MemoryFile]] = defaultdict(list)
+        for f, _ in self.view.files:
+            if f.role in SOURCE_ROLES and f.date is not None and not self.is_open(f):
+                week, last_day = week_of(f.date)
+                if last_day < self.window_start:
+                    by_week[week].append(f)
+                elif self.finished_task_note(f):
+                    self.archive(f, "a finished task note, done for over a day")
+        for week in sorted(by_week):
+            notes = sorted(by_week[week], key=lambda f: f.rel)
+            path = f"{SUMMARIES_DIR}/{week}.md"
+            if week not in self.view.summaries and path not in self.view.paths:
+                entries = [self.analysis.assessed[i] for f in notes for i in self.by_file[f.rel]]
+                language = "zh" if is_mostly_cjk("".join(a.entry.text for a in entries[:200])) else "en"
+                self.summaries[path] = weekly_summary(
+                    week, entries, [f.rel for f in notes], self.now, language
+                )
+                self.actions.append(
+                    Action(
+                        "summarize",
+                        f"week {week} is over and older than {self.policy.short_term_days} days",
+                        to=path,
+                        files=tuple(f.rel for f in notes),
+                    )
+                )
+            for f in notes:
+                self.archive(f, f"summarised in {path}")
+
+    def finished_task_note(self, f: MemoryFile) -> bool:
+        doc = self.files[f.rel][1]
+        tasks = [e for e in doc.entries if e.kind == "task"]
+        if not tasks or any(not e.done for e in tasks) or len(tasks) * 2 < len(doc.entries):
+            return False
+        assert f.date is not None
+        done_at = datetime.combine(f.date + timedelta(days=1), datetime.min.time())
+        return done_at + timedelta(hours=self.policy.task_archive_hours) <= self.now
+
+    def archive(self, f: MemoryFile, reason: str) -> None:
+        assert f.date is not None
+        inner = f.rel.removeprefix("memory/")
+        target = f"{ARCHIVE_DIR}/{f.date.year:04d}/{f.date.month:02d}/{inner}"
+        if target in self.view.paths:
+            self.notes.append(f"{f.rel} not archived: {target} already exists")
+            return
+        self.archived[f.rel] = target
+        self.actions.append(Action("archive", reason, source=f.rel, to=target, files=(f.rel,)))
+
+    def plan_supersede(self) -> None:
+        """A newer entry that says something changed retires the older one it is about;
+        an explicit correction retires the entry it corrects."""
+        assessed = self.analysis.assessed
+        order = sorted(
+            (i for i, a in enumerate(assessed) if {"change", "correction"} & a.scored.signals),
+            key=lambda i: (
+                assessed[i].entry.date or date.min,
+                assessed[i].entry.file,
+                assessed[i].entry.first_line,
+            ),
+        )
+        for n in order:
+            new = assessed[n]
+            if new.role not in SOURCE_ROLES or n in self.gone:
+                continue
+            scanned = scoring_text(new.entry.text)
+            cues = self.rules.scan(scanned)
+            if "correction" in cues:
+                target = self.corrected(n, scanned, cues["correction"])
+                if target is not None:
+                    self.retire(target, n, f"corrected by {place(new.entry)}")
+                continue
+            retired_cue = cues.get("retired")
+            if retired_cue is None:
+                continue
+            obj = retired_object(scanned, retired_cue)
+            if not obj:
+                continue
+            mine = subject_tokens(new.entry.text)
+            for o in self.older_than(n):
+                old = assessed[o]
+                tokens = subject_tokens(old.entry.text)
+                if obj <= tokens and len((mine - obj) & tokens) >= 1:
+                    self.retire(
+                        o, n, f"replaced: {place(new.entry)} says '{retired_cue} {' '.join(sorted(obj))}'"
+                    )
+
+    def retirable(self) -> list[int]:
+        """Entries a newer one may retire: MEMORY.md's, and those of closed notes that stay."""
+        if self._retirable is None:
+            self._retirable = [
+                i
+                for i, a in enumerate(self.analysis.assessed)
+                if a.role is Role.CORE or (a.role in SOURCE_ROLES and self.closed_note(a))
+            ]
+        return self._retirable
+
+    _retirable: list[int] | None = None
+
+    def older_than(self, n: int) -> Iterable[int]:
+        new = self.analysis.assessed[n]
+        for o in self.retirable():
+            old = self.analysis.assessed[o]
+            if o == n or o in self.gone:
+                continue
+            if old.role is Role.CORE or (
+                old.entry.date is not None
+                and new.entry.date is not None
+                and (old.entry.date, old.entry.file, old.entry.first_line)
+                < (new.entry.date, new.entry.file, new.entry.first_line)
+            ):
+                yield o
+
+    def corrected(self, n: int, scanned: str, cue: str) -> int | None:
+        """The entry a correction refers to: the most recent earlier one on its subject, or
+        the entry right before it when it says no more than "that's wrong"."""
+        new = self.analysis.assessed[n]
+        mine = subject_tokens(new.entry.text, drop=(cue,))
+        best: tuple[int, tuple[Any, ...]] | None = None
+        for o in self.older_than(n):
+            old = self.analysis.assessed[o]
+            shared = len(mine & subject_tokens(old.entry.text))
+            if shared < 2:
+                continue
+            rank = (shared, old.entry.date or date.min, old.entry.first_line)
+            if best is None or rank > best[1]:
+                best = (o, rank)
+        if best is not None:
+            return best[0]
+        if len(mine) < 2:
+            before = [
+                o
+                for o, a in enumerate(self.analysis.assessed)
+                if a.entry.file == new.entry.file and a.entry.last_line < new.entry.first_line
+            ]
+            return before[-1] if before else None
+        return None
+
+    def retire(self, o: int, n: int, reason: str) -> None:
+        old = self.analysis.assessed[o]
+        new = self.analysis.assessed[n]
+        f = self.file_of(old)
+        if old.entry.pinned:
+            self.notes.append(f"{place(old.entry)} is pinned; not retired ({reason})")
+            return
+        if f.role is not Role.CORE and not self.closed_note(old):
+            if f.rel not in self.archived:
+                self.notes.append(f"{place(old.entry)} is in an open note; not retired ({reason})")
+            return
+        self.gone.add(o)
+        self.removed[f.rel].append(old.entry)
+        if f.role is Role.CORE:
+            self.core_chars -= len(old.entry.text) + 1
+        marker = f"<!-- memcli: superseded {self.today} by {place(new.entry)} ({new.entry.id}) -->"
+        self.superseded_add.append(promoted_text(old.entry).rstrip("\n") + f" {marker}\n")
+        self.actions.append(
+            Action(
+                "supersede",
+                reason,
+                text=old.entry.text,
+                source=place(old.entry),
+                to=SUPERSEDED,
+                by=place(new.entry),
+                id=old.entry.id,
+                score=old.scored.score,
+            )
+        )
+        self.events.append(
+            Event("supersede", old.entry.id, old.entry.text, place(old.entry), SUPERSEDED, reason)
+        )
+        if f.role is Role.CORE and new.role in SOURCE_ROLES and not self.in_core_group(n):
+            self.promote(n, f"replaces the MEMORY.md entry {place(old.entry)}", category(old))
+
+    def plan_drop(self) -> None:
+        for i, a in enumerate(self.analysis.assessed):
+            if a.tier is Tier.DISCARD and self.closed_note(a) and i not in self.gone:
+                self.gone.add(i)
+                self.removed[a.entry.file].append(a.entry)
+                reason = f"noise: {a.scored.reasons[0].cue!r}" if a.scored.reasons else "noise"
+                self.trash.append(Trashed(a.entry.id, a.entry.text, place(a.entry), reason, "drop"))
+                self.actions.append(
+                    Action(
+                        "drop",
+                        reason,
+                        text=a.entry.text,
+                        source=place(a.entry),
+                        to=".memcli/trash",
+                        id=a.entry.id,
+                        score=a.scored.score,
+                    )
+                )
+                self.events.append(
+                    Event("drop", a.entry.id, a.entry.text, place(a.entry), ".memcli/trash", reason)
+                )
+
+    def in_core_group(self, i: int) -> bool:
+        a = self.analysis.assessed[i]
+        return a.group is not None and Role.CORE in self.group_roles(a.group)
+
+    def plan_demote_unused(self) -> None:
+        if self.view.history.first_run:
+            return
+        limit = self.today - timedelta(days=self.policy.core_unused_days)
+        for i, clock in sorted(self.clock.items(), key=lambda kv: kv[1]):
+            a = self.analysis.assessed[i]
+            if clock < limit and not a.entry.pinned and i not in self.gone:
+                self.demote(i, f"not mentioned since {clock} (over {self.policy.core_unused_days} days)")
+
+    def demote(self, i: int, reason: str) -> None:
+        a = self.analysis.assessed[i]
+        self.gone.add(i)
+        self.removed[a.entry.file].append(a.entry)
+        self.core_chars -= len(a.entry.text) + 1
+        marker = f"<!-- memcli: demoted {self.today} from MEMORY.md ({a.entry.id}) -->"
+        self.cold_add.append(promoted_text(a.entry).rstrip("\n") + f" {marker}\n")
+        self.actions.append(
+            Action(
+                "demote",
+                reason,
+                text=a.entry.text,
+                source=place(a.entry),
+                to=COLD,
+                id=a.entry.id,
+                score=a.scored.score,
+            )
+        )
+        self.events.append(Event("demote", a.entry.id, a.entry.text, place(a.entry), COLD, reason))
+
+    def promotable(self, i: int) -> str | None:
+        """Why this entry should go to MEMORY.md, or None."""
+        a = self.analysis.assessed[i]
+        if a.role not in SOURCE_ROLES or i in self.gone or i in self.promoted or a.tier is not Tier.CORE:
+            return None
+        if a.entry.kind not in FACT_KINDS or a.scored.routine or is_log(a.entry):
+            return None
+        if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None and not a.scored.remember:
+            return None  # a timestamped line records an event of its day, not a lasting fact
+        if estimate_tokens(a.entry.text) > PROMOTE_MAX_TOKENS:
+            return None
+        if a.group is not None:
+            roles = self.group_roles(a.group)
+            if Role.CORE in roles or self.analysis.groups[a.group].keep != i:
+                return None
+        if a.scored.remember:
+            return "asked to remember it"
+        if a.scored.score >= self.policy.promote_score:
+            return f"score {a.scored.score:g} (from {self.policy.promote_score:g})"
+        return f"mentioned on {a.mentions} days"
+
+    def plan_promotions(self) -> None:
+        self.promote_back()
+        candidates = [(i, why) for i in range(len(self.analysis.assessed)) if (why := self.promotable(i))]
+        candidates.sort(
+            key=lambda c: (
+                not self.analysis.assessed[c[0]].scored.remember,
+                -self.analysis.assessed[c[0]].decayed,
+                self.analysis.assessed[c[0]].entry.file,
+                self.analysis.assessed[c[0]].entry.first_line,
+            )
+        )
+        for i, why in candidates:
+            self.promote(i, why, category(self.analysis.assessed[i]))
+
+    def promote_back(self) -> None:
+        """A demoted entry mentioned again after its demotion returns to MEMORY.md."""
+        demoted = self.view.history.demoted
+        for i, a in enumerate(self.analysis.assessed):
+            if not self.in_cold(a) or a.group is None or a.entry.id not in demoted:
+                continue
+            since = demoted[a.entry.id]
+            again = [
+                self.analysis.assessed[m]
+                for m in self.members(a.group)
+                if self.analysis.assessed[m].role in SOURCE_ROLES
+                and (self.analysis.assessed[m].entry.date or date.min) > since
+            ]
+            if again and self.make_room(len(promoted_text(a.entry)) + 1, f"{place(a.entry)} comes back"):
+                self.cold_remove.append(a.entry)
+                self.gone.add(i)
+                self.promotions.append((category(a), promoted_text(a.entry)))
+                reason = f"mentioned again on {again[0].entry.date} after its demotion on {since}"
+                self.actions.append(
+                    Action(
+                        "promote",
+                        reason,
+                        text=a.entry.text,
+                        source=place(a.entry),
+                        to=self.core_target(),
+                        id=a.entry.id,
+                        score=a.scored.score,
+                    )
+                )
+                self.events.append(
+                    Event("promote", a.entry.id, a.entry.text, place(a.entry), self.core_target(), reason)
+                )
+
+    def core_target(self) -> str:
+        return self.core or "MEMORY.md"
+
+    def make_room(self, size: int, why: str) -> bool:
+        """Demote least recently used core entries until `size` characters fit the budget."""
+        budget = self.policy.core_max_chars
+        if self.core_chars + size <= budget:
+            self.core_chars += size
+            return True
+        if self.view.history.first_run:
+            self.notes.append(
+                f"no room in MEMORY.md for {why}: over {budget:,} characters, "
+                "and the first run demotes nothing"
+            )
+            return False
+        lru = sorted(
+            (i for i in self.clock if i not in self.gone and not self.analysis.assessed[i].entry.pinned),
+            key=lambda i: (self.clock[i], self.analysis.assessed[i].entry.first_line),
+        )
+        freed, chosen = 0, []
+        for i in lru:
+            if self.core_chars - freed + size <= budget:
+                break
+            chosen.append(i)
+            freed += len(self.analysis.assessed[i].entry.text) + 1
+        if self.core_chars - freed + size > budget:
+            self.notes.append(f"no room in MEMORY.md for {why} even after demoting every unpinned entry")
+            return False
+        for i in chosen:
+            self.demote(i, f"least recently used (last {self.clock[i]}), making room for {why}")
+        self.core_chars += size
+        return True
+
+    def promote(self, i: int, why: str, kind: str) -> None:
+        a = self.analysis.assessed[i]
+        bullet = promoted_text(a.entry)
+        if i in self.promoted or not self.make_room(len(bullet), place(a.entry)):
+            return
+        self.promoted.add(i)
+        self.promotions.append((kind, bullet))
+        self.actions.append(
+            Action(
+                "promote",
+                why,
+                text=a.entry.text,
+                source=place(a.entry),
+                to=self.core_target(),
+                id=a.entry.id,
+                score=a.scored.score,
+            )
+        )
+        self.events.append(
+            Event("promote", a.entry.id, a.entry.text, place(a.entry), self.core_target(), why)
+        )
+        if a.group is not None:
+            self.promoted_groups.add(a.group)
+        if self.closed_note(a):
+            self.fold(i, self.core_target(), "folded into its promoted copy")
+
+    def plan_merges(self) -> None:
+        """Duplicates in closed notes fold into the entry kept: the one in MEMORY.md, the
+        one just promoted, or the fullest wording."""
+        for g, group in enumerate(self.analysis.groups):
+            keep = self.analysis.assessed[group.keep]
+            if group.keep in self.gone and not self.promoted_here(g):
+                continue
+            into = self.core_target() if self.promoted_here(g) else place(keep.entry)
+            core_kept = keep.role is Role.CORE
+            for d, similarity in group.duplicates:
+                dup = self.analysis.assessed[d]
+                if d in self.gone or not self.closed_note(dup):
+                    continue
+                self.fold(d, into, "exact copy" if similarity >= 1 else f"{similarity:.0%} similar")
+                if core_kept and dup.entry.date and dup.entry.date > self.clock.get(group.keep, date.min):
+                    self.events.append(
+                        Event("mentioned", keep.entry.id, keep.entry.text, into, day=str(dup.entry.date))
+                    )
+
+    def fold(self, d: int, into: str, reason: str) -> None:
+        """Take an entry out of its note because `into` says the same (a merge)."""
+        dup = self.analysis.assessed[d]
+        self.gone.add(d)
+        self.removed[dup.entry.file].append(dup.entry)
+        self.trash.append(
+            Trashed(dup.entry.id, dup.entry.text, place(dup.entry), f"merged into {into}", "merge")
+        )
+        self.actions.append(
+            Action(
+                "merge",
+                reason,
+                text=dup.entry.text,
+                source=place(dup.entry),
+                into=into,
+                id=dup.entry.id,
+                score=dup.scored.score,
+            )
+        )
+        self.events.append(Event("merge", dup.entry.id, dup.entry.text, place(dup.entry), into, reason))
+
+    def promoted_here(self, g: int) -> bool:
+        return g in self.promoted_groups
+
+    def removal_shares(self) -> list[tuple[str, int, int]]:
+        over = []
+        for rel, gone in sorted(self.removed.items()):
+            total = len(self.files[rel][1].entries)
+            if total and len(gone) / total > self.policy.max_removal_share:
+                over.append((rel, len(gone), total))
+        return over
+
+    # --- files -----------------------------------------------------------------------
+
+    def assemble(self) -> list[FileWrite]:
+        writes: list[FileWrite] = []
+        for rel, gone in sorted(self.removed.items()):
+            if rel == self.core or rel in self.archived:
+                continue
+            doc = self.files[rel][1]
+            writes.append(FileWrite(rel, doc.render(), edit_document(doc, gone)))
+        core_write = self.core_write()
+        if core_write is not None:
+            writes.append(core_write)
+        for rel, additions, removals in (
+            (COLD, self.cold_add, self.cold_remove),
+            (SUPERSEDED, self.superseded_add, []),
+        ):
+            if additions or removals:
+                writes.append(self.archive_file_write(rel, additions, removals))
+        for rel, text in sorted(self.summaries.items()):
+            writes.append(FileWrite(rel, None, text))
+        for rel, target in sorted(self.archived.items()):
+            writes.append(FileWrite(rel, None, None, move_to=target))
+        return writes
+
+    def core_write(self) -> FileWrite | None:
+        removals = self.removed.get(self.core or "", [])
+        if not self.promotions and not removals:
+            return None
+        if self.core is None:
+            text = "# MEMORY.md\n"
+            for kind, bullet in self.promotions:
+                text = append_block(text, f"## {self.title(kind, parse(text))}\n\n{bullet}")
+            return FileWrite("MEMORY.md", None, text)
+        doc = self.files[self.core][1]
+        by_section: dict[object, list[str]] = defaultdict(list)
+        found = sections(doc)
+        for kind, bullet in self.promotions:
+            section = self.section_for(kind, found)
+            by_section[section if section is not None else kind].append(bullet)
+        inserts: list[Insert] = []
+        for key, bullets in by_section.items():
+            text = "".join(bullets)
+            if isinstance(key, str):
+                inserts.append(new_section(doc, self.title(key, doc), text))
+            else:
+                inserts.append(insertion_into(doc, key, text))  # type: ignore[arg-type]
+        return FileWrite(self.core, doc.render(), edit_document(doc, removals, inserts))
+
+    def section_for(self, kind: str, found: Sequence[Any]) -> Any:
+        words = next(c[3] for c in CATEGORIES if c[0] == kind)
+        for section in found:
+            title = section.heading.title.casefold()
+            if section.heading.level >= 2 and any(w in title for w in words):
+                return section
+        return None
+
+    def title(self, kind: str, doc: Document) -> str:
+        english, chinese = next((c[1], c[2]) for c in CATEGORIES if c[0] == kind)
+        return chinese if is_mostly_cjk(doc.render()[:4000]) else english
+
+    def archive_file_write(self, rel: str, additions: list[str], removals: list[Entry]) -> FileWrite:
+        existing = self.files.get(rel)
+        if existing is None:
+            heading = "# Cold memory" if rel == COLD else "# Superseded memory"
+            note = (
+                "Entries demoted from MEMORY.md (not mentioned for a while); a new mention brings one back."
+                if rel == COLD
+                else "Entries replaced by newer facts or corrected; each says what replaced it."
+            )
+            text = f"{heading}\n\n{note}\n"
+            before = None
+        else:
+            doc = existing[1]
+            before = doc.render()
+            text = edit_document(doc, removals)
+        if additions:
+            text = append_block(text, "".join(additions))
+        return FileWrite(rel, before, text)
+
+
+def plan(view: View, analysis: Analysis, policy: Policy, rules: Rules, now_local: datetime) -> Plan:
+    """Everything gc would do, and why (pure: files, policy, history and time in; plan out)."""
+    return _Planner(view, analysis, policy, rules, now_local).run()

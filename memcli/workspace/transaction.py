@@ -1,0 +1,518 @@
+"""Applying a plan as one reversible transaction (SPEC §7, §14).
+
+Order of work, so that a crash at any instant leaves every entry in at least one file:
+
+1. the journal (`.memcli/journal/<tx>/`) with the bytes of every file about to change,
+   written and fsynced before anything else;
+2. new copies first: the trash, archive files, summaries, MEMORY.md additions;
+3. then removals from the notes they leave;
+4. then whole notes moved to the archive (hard link, then unlink);
+5. the ledger (`.memcli/ledger.jsonl`), then the journal marked applied.
+
+A journal left `prepared` by a crash is rolled back by the next writing run.
+`undo` reverts the last applied transaction. Lines an agent appended to a file after
+memcli wrote it survive both: they are carried onto the restored bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memcli.core.lifecycle import Event, FileWrite, History, Plan, Trashed
+from memcli.core.roles import STATE_DIR
+from memcli.errors import ConflictError, DataError
+from memcli.workspace.files import (
+    FileState,
+    atomic_write,
+    display,
+    fsync_dir,
+    make_dirs,
+    read_state,
+    resolve_inside,
+)
+
+JOURNAL_DIR = f"{STATE_DIR}/journal"
+TRASH_DIR = f"{STATE_DIR}/trash"
+LEDGER = f"{STATE_DIR}/ledger.jsonl"
+PREPARED, APPLIED, ROLLED_BACK, UNDONE = "prepared", "applied", "rolled_back", "undone"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    tx: str
+    files: tuple[str, ...]
+    carried: int  # bytes appended by others during the writes, carried over
+
+
+# --- journal ----------------------------------------------------------------------------
+
+
+class Journal:
+    def __init__(self, root: Path, tx: str) -> None:
+        self.root = root
+        self.tx = tx
+        self.folder = root / JOURNAL_DIR / tx
+        self.data: dict[str, Any] = {}
+
+    @classmethod
+    def create(cls, root: Path, command: str, now: datetime) -> Journal:
+        tx = f"{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+        journal = cls(root, tx)
+        make_dirs(journal.folder, root)
+        journal.data = {"tx": tx, "command": command, "state": PREPARED, "time": now.isoformat(), "files": []}
+        return journal
+
+    @classmethod
+    def load(cls, root: Path, tx: str) -> Journal:
+        journal = cls(root, tx)
+        try:
+            journal.data = json.loads((journal.folder / "journal.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataError(f"journal {tx} cannot be read ({exc})", "remove it with `memcli purge`") from None
+        return journal
+
+    @property
+    def state(self) -> str:
+        return str(self.data.get("state"))
+
+    def blob(self, name: str) -> Path:
+        return self.folder / name
+
+    def keep(self, name: str, data: bytes) -> str:
+        path = self.folder / name
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        return name
+
+    def save(self, state: str | None = None) -> None:
+        if state is not None:
+            self.data["state"] = state
+        path = self.folder / "journal.json"
+        payload = json.dumps(self.data, ensure_ascii=False, indent=1).encode("utf-8")
+        old = read_state(path, self.root, 1 << 30) if path.exists() else None
+        atomic_write(path, payload, self.root, old)
+        fsync_dir(self.folder)
+
+
+def journals(root: Path) -> list[Journal]:
+    folder = root / JOURNAL_DIR
+    if not folder.is_dir():
+        return []
+    return [Journal.load(root, name) for name in sorted(os.listdir(folder)) if (folder / name).is_dir()]
+
+
+# --- applying ---------------------------------------------------------------------------
+
+
+def _order(write: FileWrite) -> int:
+    """New copies first, then removals, then moves."""
+    if write.move_to is not None:
+        return 3
+    if (
+        write.before is None
+        or write.path.startswith("memory/archive/")
+        or write.path.startswith("memory/summaries/")
+    ):
+        return 0
+    if write.path in ("MEMORY.md", "memory.md"):
+        return 1
+    return 2
+
+
+def apply_plan(
+    root: Path, plan: Plan, command: str, now: datetime, max_bytes: int, trash_reason: str = ""
+) -> Outcome:
+    """Write every change of `plan` as one transaction. Call under the workspace lock."""
+    writes = sorted(plan.writes, key=_order)
+    states: dict[str, FileState | None] = {}
+    for w in writes:
+        states[w.path] = _check(root, w, max_bytes)
+    journal = Journal.create(root, command, now)
+    entries: list[dict[str, Any]] = []
+    for n, w in enumerate(writes):
+        state = states[w.path]
+        if w.move_to is not None:
+            assert state is not None
+            entries.append({"path": w.path, "op": "move", "to": w.move_to, "sha": _sha(state.data)})
+            continue
+        assert w.after is not None
+        after = w.after.encode("utf-8")
+        if state is None:
+            entries.append({"path": w.path, "op": "create", "after": journal.keep(f"after-{n}", after)})
+        else:
+            extra = state.data[len(w.before.encode("utf-8")) :] if w.before is not None else b""
+            entries.append(
+                {
+                    "path": w.path,
+                    "op": "rewrite",
+                    "before": journal.keep(f"before-{n}", state.data),
+                    "after": journal.keep(f"after-{n}", after + extra),
+                }
+            )
+    journal.data["files"] = entries
+    journal.data["dirs"] = _missing_dirs(root, writes)
+    trash_path = _trash_path(root, journal.tx, now) if plan.trash else None
+    journal.data["trash"] = trash_path
+    journal.save()
+    carried = 0
+    if trash_path is not None:
+        _write_trash(root, trash_path, plan.trash, journal.tx, now)
+    for entry in entries:
+        carried += _do(root, journal, entry, states[entry["path"]])
+    append_ledger(root, plan.events, journal.tx, now)
+    journal.save(APPLIED)
+    return Outcome(journal.tx, tuple(e["path"] for e in entries), carried)
+
+
+def _missing_dirs(root: Path, writes: Sequence[FileWrite]) -> list[str]:
+    """Folders this transaction will create (an undo removes them again when empty)."""
+    missing: set[str] = set()
+    for w in writes:
+        rel = w.move_to or w.path
+        parent = Path(rel).parent
+        while parent != Path(".") and not (root / parent).exists():
+            missing.add(parent.as_posix())
+            parent = parent.parent
+    return sorted(missing, key=lambda d: (-d.count("/"), d))
+
+
+def _check(root: Path, write: FileWrite, max_bytes: int) -> FileState | None:
+    """The file as it is now, which must still be what the plan was made from."""
+    path = root / write.path
+    if write.before is None and write.move_to is None:
+        if path.exists() or path.is_symlink():
+            raise ConflictError(f"{write.path} appeared while memcli planned", "run gc again")
+        return None
+    state = read_state(path, root, max_bytes)
+    if write.before is not None and not state.data.startswith(write.before.encode("utf-8")):
+        raise ConflictError(f"{write.path} changed while memcli planned", "nothing was written; run gc again")
+    if write.move_to is not None and (root / write.move_to).exists():
+        raise ConflictError(f"{write.move_to} already exists", "nothing was written; move it away first")
+    return state
+
+
+def _do(root: Path, journal: Journal, entry: dict[str, Any], state: FileState | None) -> int:
+    path = root / entry["path"]
+    if entry["op"] == "move":
+        _move(root, path, root / entry["to"])
+        return 0
+    data = journal.blob(entry["after"]).read_bytes()
+    make_dirs(path.parent, root)
+    return atomic_write(path, data, root, state)
+
+
+def _move(root: Path, source: Path, target: Path) -> None:
+    """Move a file unchanged (same inode, mode and time): link, then unlink."""
+    real = resolve_inside(source, root)
+    make_dirs(target.parent, root)
+    resolve_inside(target, root)
+    try:
+        os.link(real, target)
+    except OSError:
+        shutil.copy2(real, target)
+    fsync_dir(target.parent)
+    os.unlink(real)
+    fsync_dir(real.parent)
+
+
+def _trash_path(root: Path, tx: str, now: datetime) -> str:
+    return f"{TRASH_DIR}/{now.date().isoformat()}-{tx}.jsonl"
+
+
+def _write_trash(root: Path, rel: str, records: Iterable[Trashed], tx: str, now: datetime) -> None:
+    lines = [
+        json.dumps(
+            {
+                "tx": tx,
+                "time": now.isoformat(),
+                "id": r.id,
+                "action": r.action,
+                "from": r.source,
+                "reason": r.reason,
+                "text": r.text,
+            },
+            ensure_ascii=False,
+        )
+        for r in records
+    ]
+    path = root / rel
+    make_dirs(path.parent, root)
+    atomic_write(path, ("\n".join(lines) + "\n").encode("utf-8"), root, None)
+
+
+def append_ledger(root: Path, events: Iterable[Event], tx: str, now: datetime) -> None:
+    lines = [
+        json.dumps(
+            {
+                "tx": tx,
+                "time": now.isoformat(),
+                "action": e.action,
+                "id": e.id,
+                "text_hash": e.text_hash,
+                "from": e.source,
+                "to": e.to,
+                "reason": e.reason,
+                "day": e.day or now.date().isoformat(),
+                "text": e.text[:2000],
+            },
+            ensure_ascii=False,
+        )
+        for e in events
+    ]
+    if not lines:
+        return
+    path = root / LEDGER
+    make_dirs(path.parent, root)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        payload = ("\n".join(lines) + "\n").encode("utf-8")
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- reverting --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Reverted:
+    tx: str
+    restored: tuple[str, ...]
+    conflicts: tuple[str, ...]
+
+
+def _current(root: Path, rel: str) -> bytes | None:
+    path = root / rel
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reverted:
+    """Put every file of a transaction back as it was; lines appended since are kept.
+
+    A file changed in another way is a conflict: reported, and left alone unless `force`.
+    With `dry`, only the conflicts are computed.
+    """
+    restored: list[str] = []
+    conflicts: list[str] = []
+    for entry in reversed(journal.data.get("files", [])):
+        rel = entry["path"]
+        op = entry["op"]
+        if op == "move":
+            source, target = root / rel, root / entry["to"]
+            if target.exists() and not source.exists():
+                if not dry:
+                    _move(root, target, source)
+                restored.append(rel)
+            elif target.exists() and source.exists():
+                if hashlib.sha256(target.read_bytes()).hexdigest() == entry["sha"]:
+                    if not dry:
+                        os.unlink(resolve_inside(target, root))
+                    restored.append(rel)
+                else:
+                    conflicts.append(entry["to"])
+            continue
+        after = journal.blob(entry["after"]).read_bytes()
+        current = _current(root, rel)
+        if op == "create":
+            if current is None:
+                continue
+            if current == after or force:
+                if not dry:
+                    os.unlink(resolve_inside(root / rel, root))
+                    fsync_dir((root / rel).parent)
+                restored.append(rel)
+            else:
+                conflicts.append(rel)
+            continue
+        before = journal.blob(entry["before"]).read_bytes()
+        if current is None:
+            if not dry:
+                make_dirs((root / rel).parent, root)
+                atomic_write(root / rel, before, root, None)
+            restored.append(rel)
+        elif current.startswith(after):
+            if not dry:
+                state = read_state(root / rel, root, 1 << 31)
+                atomic_write(root / rel, before + current[len(after) :], root, state)
+            restored.append(rel)
+        elif current.startswith(before):
+            continue  # never written (a crash came first)
+        elif force:
+            if not dry:
+                state = read_state(root / rel, root, 1 << 31)
+                atomic_write(root / rel, before, root, state)
+            restored.append(rel)
+        else:
+            conflicts.append(rel)
+    trash = journal.data.get("trash")
+    if trash and not dry and not (conflicts and not force):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(root / trash)
+    if not dry:
+        for folder in journal.data.get("dirs", []):
+            with contextlib.suppress(OSError):
+                (root / folder).rmdir()  # only when empty
+    return Reverted(journal.tx, tuple(restored), tuple(conflicts))
+
+
+def recover(root: Path, now: datetime) -> list[str]:
+    """Roll back every transaction a crash left unfinished; return their ids."""
+    done = []
+    for journal in journals(root):
+        if journal.state != PREPARED:
+            continue
+        revert(root, journal, force=False)
+        append_ledger(
+            root, [Event("rolled_back", "-", journal.tx, reason="interrupted; rolled back")], journal.tx, now
+        )
+        journal.save(ROLLED_BACK)
+        done.append(journal.tx)
+    return done
+
+
+def last_applied(root: Path) -> Journal | None:
+    applied = [j for j in journals(root) if j.state == APPLIED]
+    return applied[-1] if applied else None
+
+
+def undo(root: Path, force: bool, now: datetime) -> Reverted:
+    """Revert the last applied transaction (refused, naming the files, when one changed)."""
+    journal = last_applied(root)
+    if journal is None:
+        raise DataError("there is nothing to undo", "memcli undo reverts the last applied gc or restore")
+    check = revert(root, journal, force, dry=True)
+    if check.conflicts and not force:
+        raise ConflictError(
+            f"cannot undo {journal.tx}: changed since: {', '.join(check.conflicts)}",
+            "edit them back, or run `memcli undo --force` (their current text goes to the trash)",
+        )
+    if force and check.conflicts:
+        _keep_current(root, check.conflicts, journal.tx, now)
+    result = revert(root, journal, force)
+    append_ledger(root, [Event("undo", "-", journal.tx, reason="undone")], journal.tx, now)
+    journal.save(UNDONE)
+    return result
+
+
+def _keep_current(root: Path, rels: Sequence[str], tx: str, now: datetime) -> None:
+    records = []
+    for rel in rels:
+        data = _current(root, rel)
+        if data is not None:
+            records.append(
+                Trashed(
+                    "-", data.decode("utf-8", "replace"), rel, f"overwritten by undo --force of {tx}", "undo"
+                )
+            )
+    if records:
+        _write_trash(root, f"{TRASH_DIR}/{now.date().isoformat()}-undo-{tx}.jsonl", records, tx, now)
+
+
+# --- history, trash, purge ----------------------------------------------------------------
+
+
+def ledger_events(root: Path) -> Iterator[dict[str, Any]]:
+    path = root / LEDGER
+    if not path.is_file():
+        return
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                with contextlib.suppress(ValueError):
+                    yield json.loads(line)
+
+
+def load_history(root: Path) -> History:
+    """Core entries' clocks and demotions, from every transaction not undone."""
+    events = list(ledger_events(root))
+    void = {e["tx"] for e in events if e.get("action") in ("undo", "rolled_back")}
+    clock: dict[str, date] = {}
+    demoted: dict[str, date] = {}
+    for e in events:
+        if e.get("tx") in void:
+            continue
+        day = _day(e.get("day"))
+        if day is None:
+            continue
+        if e.get("action") in ("recorded", "mentioned"):
+            clock[e["id"]] = max(clock.get(e["id"], day), day)
+        elif e.get("action") == "demote":
+            demoted[e["id"]] = day
+    return History(clock, demoted)
+
+
+def _day(text: Any) -> date | None:
+    try:
+        return date.fromisoformat(str(text)[:10])
+    except ValueError:
+        return None
+
+
+def trash_records(root: Path) -> list[dict[str, Any]]:
+    folder = root / TRASH_DIR
+    if not folder.is_dir():
+        return []
+    records = []
+    for name in sorted(os.listdir(folder)):
+        with contextlib.suppress(OSError), open(folder / name, encoding="utf-8") as f:
+            for line in f:
+                with contextlib.suppress(ValueError):
+                    record = json.loads(line)
+                    record["file"] = f"{TRASH_DIR}/{name}"
+                    records.append(record)
+    return records
+
+
+@dataclass(frozen=True, slots=True)
+class Purged:
+    trash_files: tuple[str, ...]
+    journals: tuple[str, ...]
+
+
+def purge(root: Path, older_than_days: float, now: datetime, dry: bool = False) -> Purged:
+    """Delete trash files and finished journals older than the given age: the only deletion."""
+    limit = now - timedelta(days=older_than_days)
+    trash: list[str] = []
+    folder = root / TRASH_DIR
+    if folder.is_dir():
+        for name in sorted(os.listdir(folder)):
+            path = folder / name
+            if datetime.fromtimestamp(path.stat().st_mtime, tz=limit.tzinfo) < limit:
+                trash.append(display(path, root))
+                if not dry:
+                    path.unlink()
+    old: list[str] = []
+    for journal in journals(root):
+        if journal.state == PREPARED:
+            continue
+        when = datetime.fromisoformat(journal.data["time"])
+        if when.tzinfo is None and limit.tzinfo is not None:
+            when = when.replace(tzinfo=limit.tzinfo)
+        if when < limit:
+            old.append(journal.tx)
+            if not dry:
+                shutil.rmtree(journal.folder)
+    return Purged(tuple(trash), tuple(old))
