@@ -79,7 +79,7 @@ def show(out: Output, plan: Plan, diff: bool, applied: str | None) -> None:
     if diff:
         for write in plan.writes:
             out.line(_diff(write).rstrip("\n"))
-    elif not plan.empty:
+    elif not plan.empty and not out.quiet:
         _table(out, plan)
     counts = Counter(a.action for a in plan.actions)
     summary = ", ".join(f"{counts[k]} {k}" for k in ACTIONS if counts[k]) or "nothing to do"

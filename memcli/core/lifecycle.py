@@ -14,6 +14,7 @@ a plan removing more than `max_removal_share` of a file's entries needs --force.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,23 +47,39 @@ PROMOTE_MAX_TOKENS = 160
 SOURCE_ROLES = frozenset({Role.DAILY, Role.DAILY_SLUG})
 FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
 
-# Where a promoted entry lands: its kind of fact, and the headings that fit it in either language.
-CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
-    ("preference", "Preferences", "偏好", ("prefer", "preference", "偏好", "喜好", "习惯")),
-    ("decision", "Decisions", "决策", ("decision", "决策", "决定")),
+# Where a promoted entry lands: its kind of fact, the titles of a new section in English
+# and Chinese, and the words of an existing heading that fit it (whole English words,
+# Chinese anywhere in the title).
+CATEGORIES: tuple[tuple[str, str, str, frozenset[str]], ...] = (
+    (
+        "preference",
+        "Preferences",
+        "偏好",
+        frozenset({"preference", "preferences", "prefs", "偏好", "喜好", "习惯"}),
+    ),
+    ("decision", "Decisions", "决策", frozenset({"decision", "decisions", "决策", "决定"})),
     (
         "environment",
         "Environment",
         "环境",
-        ("environment", "setup", "tool", "system", "环境", "工具", "系统"),
+        frozenset(
+            {"environment", "env", "setup", "tools", "tooling", "system", "systems", "环境", "工具", "系统"}
+        ),
     ),
     (
         "knowledge",
         "Knowledge",
         "经验教训",
-        ("knowledge", "lesson", "learn", "pitfall", "知识", "经验", "教训"),
+        frozenset(
+            {"knowledge", "lessons", "lesson", "learnings", "pitfalls", "gotchas", "知识", "经验", "教训"}
+        ),
     ),
-    ("fact", "Facts", "事实", ("fact", "note", "memory", "事实", "备忘", "记忆")),
+    (
+        "fact",
+        "Facts",
+        "事实",
+        frozenset({"facts", "fact", "memory", "memories", "misc", "general", "事实", "备忘", "记忆"}),
+    ),
 )
 
 
@@ -173,6 +190,9 @@ class View:
     summaries: frozenset[str]  # periods that already have a summary
     paths: frozenset[str]  # every file that exists (new names must not collide)
     history: History
+
+
+_TITLE_WORD = re.compile(r"[a-z]+")
 
 
 def place(entry: Entry) -> str:
@@ -758,10 +778,14 @@ class _Planner:
         return FileWrite(self.core, doc.render(), edit_document(doc, removals, inserts))
 
     def section_for(self, kind: str, found: Sequence[Any]) -> Any:
+        """The first `##`/`###` section whose title has a word that fits this kind of fact."""
         words = next(c[3] for c in CATEGORIES if c[0] == kind)
         for section in found:
             title = section.heading.title.casefold()
-            if section.heading.level >= 2 and any(w in title for w in words):
+            english = set(_TITLE_WORD.findall(title))
+            if section.heading.level >= 2 and (
+                english & words or any(w in title for w in words if not w.isascii())
+            ):
                 return section
         return None
 
