@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -12,7 +11,18 @@ from memcli.core.analysis import Analysis, analyse
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
 from memcli.core.entries import parse
-from memcli.core.lifecycle import COLD, SUPERSEDED, Action, Event, FileWrite, Plan, View, plan
+from memcli.core.lifecycle import (
+    COLD,
+    MARKER_ID,
+    MEMCLI_MARKER,
+    SUPERSEDED,
+    Action,
+    Event,
+    FileWrite,
+    Plan,
+    View,
+    plan,
+)
 from memcli.core.policy import Policy
 from memcli.core.roles import Role, daily_note_rel
 from memcli.core.similarity import Description, serial_map
@@ -96,10 +106,6 @@ class Restorable:
     reason: str
 
 
-RESTORE_MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->")
-MARKER_ID = re.compile(r"<!-- memcli: [^>]*\(([0-9a-f]{10})\) -->")
-
-
 def restorable(run: Runtime) -> list[Restorable]:
     """Every trashed or archived entry not already brought back."""
     events = list(ledger_events(run.root))
@@ -150,7 +156,7 @@ def restore_plan(run: Runtime, item: Restorable) -> Plan:
     """Put an entry back: an archived core entry into MEMORY.md, a trashed one at the end of the
     note it left (or today's note, when that note has moved on)."""
     writes: list[FileWrite] = []
-    text = RESTORE_MARKER.sub("", item.text).rstrip() + "\n"
+    text = MEMCLI_MARKER.sub("", item.text).rstrip() + "\n"
     if item.line:
         held = read_text(run.root / item.holder, run.root, run.policy.max_file_bytes)[1]
         doc = parse(held, item.holder)

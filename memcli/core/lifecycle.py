@@ -44,8 +44,11 @@ ACTIONS = ("merge", "drop", "promote", "supersede", "demote", "summarize", "arch
 COLD = f"{ARCHIVE_DIR}/core-cold.md"
 SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
 PROMOTE_MAX_TOKENS = 160
+FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
+CORRECTION_AT_MOST = 24  # a correction says so at its start ("这个不对：…", "that's wrong: …")
 SOURCE_ROLES = frozenset({Role.DAILY, Role.DAILY_SLUG})
 FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
+PROMOTE_KINDS = frozenset({"bullet", "paragraph"})  # quotes cite someone else; they are not promoted
 
 # Where a promoted entry lands: its kind of fact, the titles of a new section in English
 # and Chinese, and the words of an existing heading that fit it (whole English words,
@@ -193,25 +196,49 @@ class View:
 
 
 _TITLE_WORD = re.compile(r"[a-z]+")
+# memcli's own notes on an archived entry, and the id of the entry they speak of
+MEMCLI_MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->")
+MARKER_ID = re.compile(r"<!-- memcli: [^>]*\(([0-9a-f]{10})\) -->")
 
 
 def place(entry: Entry) -> str:
     return f"{entry.file}:{entry.first_line}"
 
 
+_LABEL = re.compile(
+    r"^(\*\*[^*]{1,24}\*\*|\*\*[^*]{1,24}[:：]\*\*|【[^】]{1,12}】|[^:：]{1,16})\s*[:：]?\s*(.*)$"
+)
+_STATUS = re.compile("[✅❌⏳🟢🔴🟡]")
+_BOLD_LABEL = re.compile(r"\*\*[^*]{1,24}\*\*\s*[:：]|\*\*[^*]{1,24}[:：]\*\*")
+_ORDERED = re.compile(r"\s*\d{1,9}[.)]\s")
+
+
 def is_log(entry: Entry) -> bool:
-    """Commands, stack traces and metadata lines are logs, not facts to remember."""
+    """Commands, stack traces, labelled fields, status lines, table rows and footers are logs,
+    not facts to remember."""
     body = entry.body
     first = body.split("\n", 1)[0].strip()
-    if first.startswith(("$ ", "> $", "# ", "sudo ")) or (first.startswith("`") and first.endswith("`")):
+    if first.startswith(("$ ", "> $", "# ", "sudo ", "`", "【", "⚠️", "|")) or _STATUS.search(body):
         return True
     if "Traceback (most recent call last)" in body or "\n    at " in body or body.count("\n") > 8:
         return True
-    label, sep, value = first.partition(":")
-    if not sep:
-        label, sep, value = first.partition("：")
-    plain_label = label.strip("*_ ").strip()
-    return bool(sep) and 0 < len(plain_label) <= 12 and label.strip().startswith("**") and len(value) < 24
+    if first.endswith((":", "：", "**:", "**：")) or body.count("|") >= 2:
+        return True
+    if first.startswith("*") and first.endswith("*") and not first.startswith("**"):
+        return True  # an italic footer: *Session 结束 · 2026-04-06 23:44*
+    if len(_BOLD_LABEL.findall(body)) >= 2 or _ORDERED.match(entry.text):
+        return True  # a form of labelled fields, or a step of a numbered procedure
+    label = _LABEL.match(first)
+    if label is None or not label.group(2):
+        return False
+    value = label.group(2).strip()
+    bold = label.group(1).startswith(("**", "【"))
+    plain = (":" in first or "：" in first) and len(value) < 20 and any(ch.isdigit() for ch in value)
+    return (bold and len(value) < 40) or plain
+
+
+# Signals that make a fact worth keeping for good; urgency and numbers alone make a status line.
+DURABLE = frozenset({"preference", "decision", "environment", "knowledge", "long-lived"})
 
 
 def category(a: Assessed) -> str:
@@ -250,6 +277,7 @@ class _Planner:
         self.summaries: dict[str, str] = {}  # path -> text
         self.promoted_groups: set[int] = set()
         self.promoted: set[int] = set()
+        self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         core_doc = self.files[self.core][1] if self.core else None
         self.core_chars = len(core_doc.render()) if core_doc else 0
         self.by_file: dict[str, list[int]] = defaultdict(list)
@@ -388,9 +416,11 @@ class _Planner:
             new = assessed[n]
             if new.role not in SOURCE_ROLES or n in self.gone:
                 continue
+            if new.entry.kind not in FACT_KINDS or len(new.entry.text) > FACT_MAX_CHARS:
+                continue
             scanned = scoring_text(new.entry.text)
             cues = self.rules.scan(scanned)
-            if "correction" in cues:
+            if "correction" in cues and scanned.find(cues["correction"]) <= CORRECTION_AT_MOST:
                 target = self.corrected(n, scanned, cues["correction"])
                 if target is not None:
                     self.retire(target, n, f"corrected by {place(new.entry)}")
@@ -426,7 +456,12 @@ class _Planner:
         new = self.analysis.assessed[n]
         for o in self.retirable():
             old = self.analysis.assessed[o]
-            if o == n or o in self.gone:
+            if (
+                o == n
+                or o in self.gone
+                or old.entry.kind not in FACT_KINDS
+                or len(old.entry.text) > FACT_MAX_CHARS
+            ):
                 continue
             if old.role is Role.CORE or (
                 old.entry.date is not None
@@ -556,7 +591,11 @@ class _Planner:
         a = self.analysis.assessed[i]
         if a.role not in SOURCE_ROLES or i in self.gone or i in self.promoted or a.tier is not Tier.CORE:
             return None
-        if a.entry.kind not in FACT_KINDS or a.scored.routine or is_log(a.entry):
+        if a.entry.kind not in PROMOTE_KINDS:
+            return None
+        if a.scored.remember:
+            return "asked to remember it"
+        if a.scored.routine or is_log(a.entry):
             return None
         if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None and not a.scored.remember:
             return None  # a timestamped line records an event of its day, not a lasting fact
@@ -568,6 +607,8 @@ class _Planner:
                 return None
         if a.scored.remember:
             return "asked to remember it"
+        if not DURABLE & {r.rule for r in a.scored.reasons}:
+            return None
         if a.scored.score >= self.policy.promote_score:
             return f"score {a.scored.score:g} (from {self.policy.promote_score:g})"
         return f"mentioned on {a.mentions} days"
@@ -590,19 +631,21 @@ class _Planner:
         """A demoted entry mentioned again after its demotion returns to MEMORY.md."""
         demoted = self.view.history.demoted
         for i, a in enumerate(self.analysis.assessed):
-            if not self.in_cold(a) or a.group is None or a.entry.id not in demoted:
+            marker = MARKER_ID.search(a.entry.text) if self.in_cold(a) else None
+            if marker is None or a.group is None or marker.group(1) not in demoted:
                 continue
-            since = demoted[a.entry.id]
+            since = demoted[marker.group(1)]
             again = [
                 self.analysis.assessed[m]
                 for m in self.members(a.group)
                 if self.analysis.assessed[m].role in SOURCE_ROLES
                 and (self.analysis.assessed[m].entry.date or date.min) > since
             ]
-            if again and self.make_room(len(promoted_text(a.entry)) + 1, f"{place(a.entry)} comes back"):
+            bullet = MEMCLI_MARKER.sub("", promoted_text(a.entry).rstrip("\n")) + "\n"
+            if again and self.make_room(self.cost(category(a), bullet), f"{place(a.entry)} comes back"):
                 self.cold_remove.append(a.entry)
                 self.gone.add(i)
-                self.promotions.append((category(a), promoted_text(a.entry)))
+                self.promotions.append((category(a), bullet))
                 reason = f"mentioned again on {again[0].entry.date} after its demotion on {since}"
                 self.actions.append(
                     Action(
@@ -611,13 +654,24 @@ class _Planner:
                         text=a.entry.text,
                         source=place(a.entry),
                         to=self.core_target(),
-                        id=a.entry.id,
+                        id=marker.group(1),
                         score=a.scored.score,
                     )
                 )
                 self.events.append(
-                    Event("promote", a.entry.id, a.entry.text, place(a.entry), self.core_target(), reason)
+                    Event(
+                        "promote", marker.group(1), a.entry.text, place(a.entry), self.core_target(), reason
+                    )
                 )
+
+    def cost(self, kind: str, bullet: str) -> int:
+        """Characters a promotion adds to MEMORY.md: the bullet, and a new section if needed."""
+        core_doc = self.files[self.core][1] if self.core else None
+        has_section = core_doc is not None and self.section_for(kind, sections(core_doc)) is not None
+        planned = any(k == kind for k, _ in self.promotions)
+        if has_section or planned:
+            return len(bullet) + 1
+        return len(bullet) + len(self.title(kind, core_doc or parse(""))) + 6
 
     def core_target(self) -> str:
         return self.core or "MEMORY.md"
@@ -655,7 +709,7 @@ class _Planner:
     def promote(self, i: int, why: str, kind: str) -> None:
         a = self.analysis.assessed[i]
         bullet = promoted_text(a.entry)
-        if i in self.promoted or not self.make_room(len(bullet), place(a.entry)):
+        if i in self.promoted or not self.make_room(self.cost(kind, bullet), place(a.entry)):
             return
         self.promoted.add(i)
         self.promotions.append((kind, bullet))
@@ -677,6 +731,7 @@ class _Planner:
             self.promoted_groups.add(a.group)
         if self.closed_note(a):
             self.fold(i, self.core_target(), "folded into its promoted copy")
+            self.moved.add(id(a.entry))
 
     def plan_merges(self) -> None:
         """Duplicates in closed notes fold into the entry kept: the one in MEMORY.md, the
@@ -722,11 +777,14 @@ class _Planner:
         return g in self.promoted_groups
 
     def removal_shares(self) -> list[tuple[str, int, int]]:
+        """Files that would lose more than max_removal_share of their entries. An entry moved
+        into MEMORY.md is not lost, and a single removal never needs --force."""
         over = []
         for rel, gone in sorted(self.removed.items()):
+            lost = [e for e in gone if id(e) not in self.moved]
             total = len(self.files[rel][1].entries)
-            if total and len(gone) / total > self.policy.max_removal_share:
-                over.append((rel, len(gone), total))
+            if len(lost) >= 2 and len(lost) / total > self.policy.max_removal_share:
+                over.append((rel, len(lost), total))
         return over
 
     # --- files -----------------------------------------------------------------------

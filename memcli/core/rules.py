@@ -209,14 +209,15 @@ CHANGE = (
     "we now", "i now",
 )
 RETIRED = (
-    "不再用", "不再使用", "不再", "不用", "弃用", "no longer use", "no longer using", "no longer on",
-    "no longer", "instead of", "moved from", "switched from", "migrated from", "replaced", "rather than",
+    "不再用", "不再使用", "不再", "弃用", "no longer use", "no longer using", "no longer on", "no longer",
+    "switched from", "moved from", "migrated from", "stopped using",
 )
-# An explicit correction marks the entry it refers to obsolete.
+# An explicit correction marks the entry it refers to obsolete. Only phrases that say so
+# outright count: a bug report that "shows incorrect data" corrects nothing.
 CORRECTION = (
-    "这个不对", "不对", "是错的", "搞错了", "错了", "以后不要这样", "更正", "纠正", "that's wrong",
-    "that is wrong", "thats wrong", "was wrong", "incorrect", "don't do that again", "correction:",
-    "not correct",
+    "这个不对", "那个不对", "刚才说的不对", "是错的", "搞错了", "说错了", "记错了", "更正", "纠正",
+    "以后不要这样", "that's wrong", "that is wrong", "thats wrong", "that was wrong", "i was wrong",
+    "correction:", "don't do that again",
 )
 
 # Words that flip a sentence's meaning; two entries that disagree on them are not duplicates.

@@ -19,6 +19,7 @@ from memcli.core.policy import Policy
 from memcli.core.rules import ADDITIVE, DEFAULT_RULES, PLEASANTRIES, Rules, compile_cues
 
 MAX_SCORE = 10.0
+REMEMBER_AT_MOST = 8  # "remember this" counts when the entry opens with it
 NOISE_SCORE = -1.0
 
 _LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
@@ -142,6 +143,8 @@ def score_scanned(
 ) -> Scored:
     """`score_text` for a text already reduced by `scoring_text` and scanned by `rules.scan`."""
     remember = cues.get("remember")
+    if remember is not None and t.find(remember) > REMEMBER_AT_MOST:
+        remember = None  # "记住：…" asks; "…值得记住" only remarks
     routine = cues.get("routine")
     flags: dict[str, Any] = {
         "remember": remember is not None,

@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import shutil
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -73,7 +74,14 @@ class Journal:
         tx = f"{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
         journal = cls(root, tx)
         make_dirs(journal.folder, root)
-        journal.data = {"tx": tx, "command": command, "state": PREPARED, "time": now.isoformat(), "files": []}
+        journal.data = {
+            "tx": tx,
+            "command": command,
+            "state": PREPARED,
+            "time": now.isoformat(),
+            "created_ns": time.time_ns(),  # real order of transactions, whatever --now says
+            "files": [],
+        }
         return journal
 
     @classmethod
@@ -114,7 +122,8 @@ def journals(root: Path) -> list[Journal]:
     folder = root / JOURNAL_DIR
     if not folder.is_dir():
         return []
-    return [Journal.load(root, name) for name in sorted(os.listdir(folder)) if (folder / name).is_dir()]
+    found = [Journal.load(root, name) for name in os.listdir(folder) if (folder / name).is_dir()]
+    return sorted(found, key=lambda j: (j.data.get("created_ns", 0), j.tx))
 
 
 # --- applying ---------------------------------------------------------------------------
