@@ -31,7 +31,7 @@ from memcli.core.edit import (
     promoted_text,
     sections,
 )
-from memcli.core.entries import Document, Entry, leading_stamp, parse
+from memcli.core.entries import Document, Entry, leading_stamp
 from memcli.core.policy import Policy
 from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
 from memcli.core.rules import Rules
@@ -279,7 +279,10 @@ class _Planner:
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         core_doc = self.files[self.core][1] if self.core else None
+        self.core_doc = core_doc
         self.core_chars = len(core_doc.render()) if core_doc else 0
+        self.core_sections = sections(core_doc) if core_doc else []
+        self.core_chinese = is_mostly_cjk(core_doc.render()[:4000]) if core_doc else False
         self.by_file: dict[str, list[int]] = defaultdict(list)
         for i, a in enumerate(analysis.assessed):
             self.by_file[a.entry.file].append(i)
@@ -666,12 +669,11 @@ class _Planner:
 
     def cost(self, kind: str, bullet: str) -> int:
         """Characters a promotion adds to MEMORY.md: the bullet, and a new section if needed."""
-        core_doc = self.files[self.core][1] if self.core else None
-        has_section = core_doc is not None and self.section_for(kind, sections(core_doc)) is not None
+        has_section = self.section_for(kind, self.core_sections) is not None
         planned = any(k == kind for k, _ in self.promotions)
         if has_section or planned:
             return len(bullet) + 1
-        return len(bullet) + len(self.title(kind, core_doc or parse(""))) + 6
+        return len(bullet) + len(self.title(kind)) + 6
 
     def core_target(self) -> str:
         return self.core or "MEMORY.md"
@@ -818,7 +820,7 @@ class _Planner:
         if self.core is None:
             text = "# MEMORY.md\n"
             for kind, bullet in self.promotions:
-                text = append_block(text, f"## {self.title(kind, parse(text))}\n\n{bullet}")
+                text = append_block(text, f"## {self.title(kind)}\n\n{bullet}")
             return FileWrite("MEMORY.md", None, text)
         doc = self.files[self.core][1]
         by_section: dict[object, list[str]] = defaultdict(list)
@@ -830,7 +832,7 @@ class _Planner:
         for key, bullets in by_section.items():
             text = "".join(bullets)
             if isinstance(key, str):
-                inserts.append(new_section(doc, self.title(key, doc), text))
+                inserts.append(new_section(doc, self.title(key), text))
             else:
                 inserts.append(insertion_into(doc, key, text))  # type: ignore[arg-type]
         return FileWrite(self.core, doc.render(), edit_document(doc, removals, inserts))
@@ -847,9 +849,9 @@ class _Planner:
                 return section
         return None
 
-    def title(self, kind: str, doc: Document) -> str:
+    def title(self, kind: str) -> str:
         english, chinese = next((c[1], c[2]) for c in CATEGORIES if c[0] == kind)
-        return chinese if is_mostly_cjk(doc.render()[:4000]) else english
+        return chinese if self.core_chinese else english
 
     def archive_file_write(self, rel: str, additions: list[str], removals: list[Entry]) -> FileWrite:
         existing = self.files.get(rel)

@@ -42,8 +42,11 @@ def estimate_tokens(text: str) -> int:
     return cjk + -(-other // CHARS_PER_TOKEN)
 
 
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
 def is_mostly_cjk(text: str, share: float = 0.5) -> bool:
     """True when CJK characters make up at least `share` of the letters."""
     cjk = count_cjk(text)
-    letters = cjk + sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    letters = cjk + len(_LATIN_LETTER.findall(text))
     return letters > 0 and cjk / letters >= share
