@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from typing import TypeVar, cast
 
 from memcli.core.analysis import Analysis, analyse
 from memcli.core.compose import daily_note
@@ -25,18 +25,27 @@ from memcli.core.lifecycle import (
 )
 from memcli.core.policy import Policy
 from memcli.core.roles import Role, daily_note_rel
-from memcli.core.similarity import Description, serial_map
+from memcli.core.similarity import serial_map
 from memcli.runtime import Runtime
 from memcli.workspace.files import read_text
 from memcli.workspace.snapshot import Snapshot, take_snapshot
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
-PARALLEL_FROM = 20_000  # below this many texts, starting processes costs more than it saves
+PARALLEL_FROM = 8_000  # below this many texts, starting processes costs more than it saves
+T = TypeVar("T")
+_task: Callable[[str], object] | None = None  # the function forked workers apply
 
 
-def parallel_map(function: Callable[[str], Description], texts: Sequence[str]) -> list[Description]:
-    """`function` over `texts` on every core (fork-started workers), or in this process
-    when the input is small, there is one core, or processes cannot be started."""
+def _run_task(texts: Sequence[str]) -> list[object]:
+    assert _task is not None
+    return [_task(t) for t in texts]
+
+
+def parallel_map(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
+    """`function` over `texts` on every core (fork-started workers, which inherit the
+    function rather than receive it pickled), or in this process when the input is small,
+    there is one core, or processes cannot be started."""
+    global _task
     cores = os.cpu_count() or 1
     if len(texts) < PARALLEL_FROM or cores < 2:
         return serial_map(function, texts)
@@ -50,11 +59,14 @@ def parallel_map(function: Callable[[str], Description], texts: Sequence[str]) -
     workers = min(cores, 8)
     size = -(-len(texts) // (workers * 4))
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
+    _task = function
     try:
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            return [d for part in pool.map(partial(serial_map, function), chunks) for d in part]
+            return [cast(T, d) for part in pool.map(_run_task, chunks) for d in part]
     except OSError:
         return serial_map(function, texts)
+    finally:
+        _task = None
 
 
 def assess(

@@ -213,6 +213,19 @@ def test_the_budget_demotes_the_least_recently_used_first(cli: Invoke, ws: Path)
     assert len((ws / "MEMORY.md").read_text()) <= 110
 
 
+def test_a_full_memory_on_the_first_run_gives_one_note_not_one_per_entry(cli: Invoke, tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    write(root, "MEMORY.md", "# M\n\n- " + "x" * 200 + "\n")
+    write(root, "memcli.toml", "core_max_chars = 100\n")
+    facts = [f"- remember: server {n} listens on port {5000 + n}" for n in range(6)]
+    write(root, "memory/2026-10-20.md", "# 2026-10-20\n\n" + "\n".join(facts) + "\n")
+    plan = gc(cli, root, "--dry-run")
+    notes = [n for n in plan["notes"] if n.startswith("no room")]  # type: ignore[union-attr]
+    assert len(notes) == 1
+    assert "and 3 more: over 100 characters, and the first run demotes nothing" in notes[0]
+    assert "promote" not in plan["counts"]  # type: ignore[operator]
+
+
 def test_supersede_and_correction(cli: Invoke, tmp_path: Path) -> None:
     root = tmp_path / "w"
     write(root, "MEMORY.md", "# M\n\n## Environment\n\n- 数据库用 MySQL 8\n- Redis 跑在 6379 端口\n")

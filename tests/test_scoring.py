@@ -125,11 +125,11 @@ def test_scoring_never_raises_and_stays_in_range(text: str, kind: str) -> None:
 
 def test_rules_can_be_overridden_and_extended() -> None:
     rules = build_rules(
-        [
+        (
             RuleOverride("preference", points=1),
             RuleOverride("knowledge", add=("顺便一提",)),
             RuleOverride("urgency", cues=("火烧眉毛",)),
-        ]
+        )
     )
     assert score_text("I prefer tabs", rules).score == 1
     assert "knowledge" in {r.rule for r in score_text("顺便一提 这里很慢", rules).reasons}

@@ -7,7 +7,7 @@ This is where the scoring rules, decay and duplicate groups meet; `list`,
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -17,7 +17,7 @@ from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Scored, Tier, score_scanned, scoring_text, tier_of
-from memcli.core.similarity import Group, Item, Mapper, duplicate_groups, serial_map
+from memcli.core.similarity import Description, Group, Item, Mapper, describe, duplicate_groups, serial_map
 
 # Entries compared for duplicates; code, tables and HTML are kept as they are.
 DEDUPE_KINDS = frozenset({"bullet", "task", "paragraph", "quote"})
@@ -53,32 +53,71 @@ class Analysis:
     groups: tuple[DuplicateGroup, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class TextFacts:
+    """What memcli reads from one entry text, once however often the text recurs."""
+
+    description: Description  # what dedupe compares
+    scoring: str  # the text the scoring rules read
+    routine: bool  # a routine event ("heartbeat OK")
+    signals: dict[str, str] | None  # signal -> cue; None when not scanned yet
+
+
+class _TextReader:
+    """Reads texts into TextFacts; a plain object so forked workers can inherit it."""
+
+    def __init__(self, rules: Rules, scan: bool) -> None:
+        self.rules = rules
+        self.routine = rules["routine"]
+        self.scan = scan
+
+    def __call__(self, text: str) -> TextFacts:
+        scoring = scoring_text(text)
+        return TextFacts(
+            describe(text),
+            scoring,
+            self.routine.find(scoring) is not None,
+            self.rules.scan(scoring) if self.scan else None,
+        )
+
+
+def read_texts(
+    files: Sequence[tuple[MemoryFile, Document]], rules: Rules, scan: bool, mapper: Mapper = serial_map
+) -> dict[str, TextFacts]:
+    """Every distinct text of the entries compared for duplicates, read once (perhaps in parallel);
+    with `scan`, the scoring rules' scan of it too."""
+    distinct = list(dict.fromkeys(e.text for _, doc in files for e in doc.entries if e.kind in DEDUPE_KINDS))
+    return dict(zip(distinct, mapper(_TextReader(rules, scan), distinct), strict=True))
+
+
 def find_duplicates(
-    files: Sequence[tuple[MemoryFile, Document]], rules: Rules, threshold: float, mapper: Mapper = serial_map
+    files: Sequence[tuple[MemoryFile, Document]],
+    rules: Rules,
+    threshold: float,
+    mapper: Mapper = serial_map,
+    facts: Mapping[str, TextFacts] | None = None,
 ) -> tuple[list[tuple[MemoryFile, Entry]], list[DuplicateGroup]]:
     """All entries in order, and the duplicate groups among them (indices into that list)."""
     entries = [(f, e) for f, doc in files for e in doc.entries]
-    routine = rules["routine"]
-    is_routine: dict[str, bool] = {}
+    if facts is None:
+        facts = read_texts(files, rules, False, mapper)
     picked: list[int] = []
     items: list[Item] = []
     for i, (f, e) in enumerate(entries):
         if e.kind not in DEDUPE_KINDS:
             continue
-        known = is_routine.get(e.text)
-        if known is None:
-            known = is_routine[e.text] = routine.find(scoring_text(e.text)) is not None
         picked.append(i)
         items.append(
             Item(
                 text=e.text,
                 date=e.date if f.role is not Role.CORE else None,
                 in_core=f.role is Role.CORE,
-                routine=known,
+                routine=facts[e.text].routine,
                 done=e.done,
             )
         )
-    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold, mapper)]
+    described = {t: fact.description for t, fact in facts.items()}
+    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold, mapper, described)]
     return entries, groups
 
 
@@ -102,7 +141,8 @@ def analyse(
 ) -> Analysis:
     """Assess every entry at `now_local` (naive, in the user's time zone); with
     `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows)."""
-    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper)
+    facts = read_texts(files, rules, not only_duplicates, mapper)
+    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):
         membership[group.keep] = n
@@ -116,6 +156,7 @@ def analyse(
     picked = sorted(membership) if only_duplicates else range(len(entries))
     position = {i: k for k, i in enumerate(picked)}
     assessor = _Assessor(policy, rules, now_local)
+    assessor.scans.update((t, (f.scoring, f.signals)) for t, f in facts.items() if f.signals is not None)
     assessed = tuple(
         assessor.assess(*entries[i], groups, membership.get(i), membership.get(i) in core_groups)
         for i in picked
@@ -145,6 +186,10 @@ class _Assessor:
         self.today = now_local.date()
         self.scans: dict[str, tuple[str, dict[str, str]]] = {}
 
+    def scan(self, text: str) -> tuple[str, dict[str, str]]:
+        t = scoring_text(text)
+        return t, self.rules.scan(t)
+
     def assess(
         self,
         file: MemoryFile,
@@ -164,8 +209,7 @@ class _Assessor:
             mentions, first, last = 1, entry.date, entry.date
         scanned = self.scans.get(entry.text)
         if scanned is None:
-            t = scoring_text(entry.text)
-            scanned = self.scans[entry.text] = (t, self.rules.scan(t))
+            scanned = self.scans[entry.text] = self.scan(entry.text)
         scored = score_scanned(
             *scanned,
             self.rules,

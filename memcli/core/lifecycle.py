@@ -267,6 +267,7 @@ class _Planner:
         self.trash: list[Trashed] = []
         self.events: list[Event] = []
         self.notes: list[str] = []
+        self.no_room: dict[str, list[str]] = defaultdict(list)  # why there is no room -> for what
         self.removed: dict[str, list[Entry]] = defaultdict(list)
         self.gone: set[int] = set()  # entries leaving their place in this plan
         self.archived: dict[str, str] = {}  # note -> where it moves
@@ -319,6 +320,7 @@ class _Planner:
         self.plan_demote_unused()
         self.plan_promotions()
         self.plan_merges()
+        self.note_no_room()
         over = self.removal_shares()
         writes = self.assemble()
         return Plan(
@@ -685,10 +687,7 @@ class _Planner:
             self.core_chars += size
             return True
         if self.view.history.first_run:
-            self.notes.append(
-                f"no room in MEMORY.md for {why}: over {budget:,} characters, "
-                "and the first run demotes nothing"
-            )
+            self.no_room[f"over {budget:,} characters, and the first run demotes nothing"].append(why)
             return False
         lru = sorted(
             (i for i in self.clock if i not in self.gone and not self.analysis.assessed[i].entry.pinned),
@@ -701,12 +700,21 @@ class _Planner:
             chosen.append(i)
             freed += len(self.analysis.assessed[i].entry.text) + 1
         if self.core_chars - freed + size > budget:
-            self.notes.append(f"no room in MEMORY.md for {why} even after demoting every unpinned entry")
+            self.no_room["even after demoting every unpinned entry"].append(why)
             return False
         for i in chosen:
             self.demote(i, f"least recently used (last {self.clock[i]}), making room for {why}")
         self.core_chars += size
         return True
+
+    def note_no_room(self) -> None:
+        """One note per reason, naming the first few entries left out rather than each one."""
+        shown = 3
+        for reason, whats in self.no_room.items():
+            named = ", ".join(whats[:shown])
+            if len(whats) > shown:
+                named += f" and {len(whats) - shown:,} more"
+            self.notes.append(f"no room in MEMORY.md for {named}: {reason}")
 
     def promote(self, i: int, why: str, kind: str) -> None:
         a = self.analysis.assessed[i]

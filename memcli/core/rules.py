@@ -12,6 +12,7 @@ whole words, Chinese cues match as substrings, both after NFKC and case-folding.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -267,6 +268,7 @@ class Rules:
     signals: dict[str, Signal]
     phrases: dict[tuple[str, ...], tuple[str, ...]] = field(init=False, repr=False, compare=False)
     starts: frozenset[str] = field(init=False, repr=False, compare=False)
+    firsts: frozenset[str] = field(init=False, repr=False, compare=False)
     longest: int = field(init=False, repr=False, compare=False)
     chinese: re.Pattern[str] = field(init=False, repr=False, compare=False)
     edged: re.Pattern[str] = field(init=False, repr=False, compare=False)
@@ -289,6 +291,7 @@ class Rules:
         set_ = object.__setattr__
         set_(self, "phrases", {k: tuple(v) for k, v in phrases.items()})
         set_(self, "starts", frozenset(k[0] for k in phrases if len(k) > 1))
+        set_(self, "firsts", frozenset(k[0] for k in phrases))
         set_(self, "longest", max((len(k) for k in phrases), default=1))
         set_(self, "owners", {k: tuple(v) for k, v in owners.items()})
         plain = [c for c in owners if not _is_word_char(c[0]) and not _is_word_char(c[-1])]
@@ -319,7 +322,10 @@ class Rules:
         """Signal name -> the first cue of it found in (normalised) text."""
         found: dict[str, str] = {}
         words = _words(text)
+        firsts = self.firsts
         for i, word in enumerate(words):
+            if word not in firsts:
+                continue  # most words open no cue
             negated = i > 0 and words[i - 1] in _NEGATING_WORDS
             span = self.longest if word in self.starts else 1
             for size in range(min(span, len(words) - i), 0, -1):
@@ -344,7 +350,8 @@ class Rules:
         return found
 
 
-def build_rules(overrides: Iterable[RuleOverride] = ()) -> Rules:
+@functools.lru_cache(maxsize=8)
+def build_rules(overrides: tuple[RuleOverride, ...] = ()) -> Rules:
     signals = {s.name: s for s in DEFAULT_SIGNALS}
     for o in overrides:
         base = signals[o.signal]

@@ -19,9 +19,10 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Protocol, TypeVar
 
 from memcli.core.entries import strip_leading_stamp
 from memcli.core.rules import NEGATIONS, compile_cues
@@ -421,21 +422,34 @@ def _completeness(key: _Key, items: Sequence[Item], member: int) -> tuple[int, i
 
 
 Description = tuple[str, frozenset[str], bool]
-Mapper = Callable[[Callable[[str], Description], Sequence[str]], list[Description]]
+T = TypeVar("T")
 
 
-def serial_map(function: Callable[[str], Description], texts: Sequence[str]) -> list[Description]:
+class Mapper(Protocol):
+    """Applies a function of one text to many texts, in this process or on every core."""
+
+    def __call__(self, function: Callable[[str], T], texts: Sequence[str]) -> list[T]: ...
+
+
+def serial_map(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
     return [function(t) for t in texts]
 
 
-def duplicate_groups(items: Sequence[Item], threshold: float, mapper: Mapper = serial_map) -> list[Group]:
+def duplicate_groups(
+    items: Sequence[Item],
+    threshold: float,
+    mapper: Mapper = serial_map,
+    described: Mapping[str, Description] | None = None,
+) -> list[Group]:
     """Groups of two or more items that say the same thing, each with the item to keep.
 
-    `mapper` applies `describe` to every distinct text; a caller may run it in parallel.
+    `mapper` applies `describe` to every distinct text not already in `described`;
+    a caller may run it in parallel.
     """
     keys: dict[tuple[str, frozenset[str], bool, bool | None], _Key] = {}
-    distinct = list(dict.fromkeys(item.text for item in items))
-    described = dict(zip(distinct, mapper(describe, distinct), strict=True))
+    known = described or {}
+    distinct = [t for t in dict.fromkeys(item.text for item in items) if t not in known]
+    described = {**known, **dict(zip(distinct, mapper(describe, distinct), strict=True))}
     for i, item in enumerate(items):
         norm, vals, neg = described[item.text]
         if not norm:
