@@ -22,68 +22,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from datetime import date
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import generate  # noqa: E402
+from common import NOW, ensure_workspace, fmt_row, measure, memcli, note_files, write_block
 
-from memcli.core.entries import parse  # noqa: E402
-from memcli.core.similarity import (  # noqa: E402
+from memcli.core.entries import parse
+from memcli.core.similarity import (
     candidate_pairs,
     describe,
     substitutes_a_name,
     values_agree,
 )
 
-WORKSPACES = HERE / "workspaces"
-NOW = "2026-06-01T09:00:00+08:00"
-PRESETS = {"year": 365, "decade": 3650}
 THRESHOLD = 0.8
 SAMPLE = 5000
-
-
-def ensure_workspace(name: str) -> tuple[Path, dict[str, Any]]:
-    out = WORKSPACES / name
-    manifest_file = generate.manifest_path(out)
-    if not (out / "memory").is_dir() or not manifest_file.is_file():
-        WORKSPACES.mkdir(exist_ok=True)
-        generate.generate(out, PRESETS[name], 60, 1, date(2016, 1, 1), force=True)
-    return out, json.loads(manifest_file.read_text(encoding="utf-8"))
-
-
-def memcli() -> list[str]:
-    return [sys.executable, "-m", "memcli"]
-
-
-def measure(argv: Sequence[str], runs: int) -> tuple[float, float]:
-    """Median wall seconds and peak resident MB of a command, output discarded."""
-    times, peaks = [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        times.append(time.perf_counter() - start)
-        peaks.append(usage.ru_maxrss / 1024)
-        if status != 0:
-            raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-    return statistics.median(times), max(peaks)
-
-
-def note_files(root: Path) -> list[str]:
-    return [str(p) for p in sorted(root.rglob("*.md"))]
 
 
 def dedupe_texts(root: Path) -> list[str]:
@@ -198,10 +159,6 @@ def quality(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def fmt_row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -304,18 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ]
             )
         )
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     report = "\n".join(lines)
     print(report)
     if args.write:
-        text = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
-        start, end = "<!-- dedupe:start -->", "<!-- dedupe:end -->"
-        block = f"{start}\nMeasured {time.strftime('%Y-%m-%d')} on {machine}.\n\n{report}\n{end}"
-        if start in text and end in text:
-            text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
-        else:
-            text = text.rstrip("\n") + "\n\n" + block + "\n"
-        args.write.write_text(text, encoding="utf-8")
+        write_block(args.write, "dedupe", report)
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from memcli.core.decay import age_days, decayed_score, is_stale
@@ -17,7 +17,16 @@ from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Scored, Tier, score_scanned, scoring_text, tier_of
-from memcli.core.similarity import Description, Group, Item, Mapper, describe, duplicate_groups, serial_map
+from memcli.core.similarity import (
+    Description,
+    Group,
+    Item,
+    Mapper,
+    describe,
+    duplicate_groups,
+    normalise,
+    serial_map,
+)
 
 # Entries compared for duplicates; code, tables and HTML are kept as they are.
 DEDUPE_KINDS = frozenset({"bullet", "task", "paragraph", "quote"})
@@ -51,6 +60,12 @@ class DuplicateGroup:
 class Analysis:
     assessed: tuple[Assessed, ...]
     groups: tuple[DuplicateGroup, ...]
+    texts: Mapping[str, TextFacts] = field(default_factory=dict, repr=False, compare=False)
+
+    def normalised(self, text: str) -> str:
+        """The text as dedupe compares it, read once by the analysis when it could."""
+        facts = self.texts.get(text)
+        return facts.description[0] if facts is not None else normalise(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +188,7 @@ def analyse(
             )
             for g in groups
         ),
+        facts,
     )
 
 

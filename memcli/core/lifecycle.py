@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -279,6 +279,7 @@ class _Planner:
         self.promoted_groups: set[int] = set()
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
+        self._subjects: dict[int, frozenset[str]] = {}
         core_doc = self.files[self.core][1] if self.core else None
         self.core_doc = core_doc
         self.core_chars = len(core_doc.render()) if core_doc else 0
@@ -436,14 +437,31 @@ class _Planner:
             obj = retired_object(scanned, retired_cue)
             if not obj:
                 continue
-            mine = subject_tokens(new.entry.text)
-            for o in self.older_than(n):
-                old = assessed[o]
-                tokens = subject_tokens(old.entry.text)
-                if obj <= tokens and len((mine - obj) & tokens) >= 1:
+            mine = self.subjects(n)
+            for o in self.older_than(n, obj, needed=len(obj)):
+                if len((mine - obj) & self.subjects(o)) >= 1:
                     self.retire(
                         o, n, f"replaced: {place(new.entry)} says '{retired_cue} {' '.join(sorted(obj))}'"
                     )
+
+    def subjects(self, i: int) -> frozenset[str]:
+        """What entry i is about (see `subject_tokens`), worked out once."""
+        found = self._subjects.get(i)
+        if found is None:
+            text = self.analysis.assessed[i].entry.text
+            found = self._subjects[i] = subject_tokens(text, norm=self.analysis.normalised(text))
+        return found
+
+    def about(self) -> dict[str, list[int]]:
+        """Subject token -> the retirable facts that hold it, in order."""
+        if self._about is None:
+            self._about = defaultdict(list)
+            for o in self.retirable():
+                entry = self.analysis.assessed[o].entry
+                if entry.kind in FACT_KINDS and len(entry.text) <= FACT_MAX_CHARS:
+                    for token in self.subjects(o):
+                        self._about[token].append(o)
+        return self._about
 
     def retirable(self) -> list[int]:
         """Entries a newer one may retire: MEMORY.md's, and those of closed notes that stay."""
@@ -456,17 +474,19 @@ class _Planner:
         return self._retirable
 
     _retirable: list[int] | None = None
+    _about: dict[str, list[int]] | None = None
 
-    def older_than(self, n: int) -> Iterable[int]:
+    def older_than(self, n: int, tokens: frozenset[str], needed: int) -> Iterable[int]:
+        """Retirable facts written before entry n (and MEMORY.md's) that share at least
+        `needed` of `tokens`, in order."""
         new = self.analysis.assessed[n]
-        for o in self.retirable():
+        about = self.about()
+        shared: Counter[int] = Counter()
+        for token in tokens:
+            shared.update(about.get(token, ()))
+        for o in sorted(o for o, count in shared.items() if count >= needed):
             old = self.analysis.assessed[o]
-            if (
-                o == n
-                or o in self.gone
-                or old.entry.kind not in FACT_KINDS
-                or len(old.entry.text) > FACT_MAX_CHARS
-            ):
+            if o == n or o in self.gone:
                 continue
             if old.role is Role.CORE or (
                 old.entry.date is not None
@@ -482,11 +502,9 @@ class _Planner:
         new = self.analysis.assessed[n]
         mine = subject_tokens(new.entry.text, drop=(cue,))
         best: tuple[int, tuple[Any, ...]] | None = None
-        for o in self.older_than(n):
+        for o in self.older_than(n, mine, needed=2):
             old = self.analysis.assessed[o]
-            shared = len(mine & subject_tokens(old.entry.text))
-            if shared < 2:
-                continue
+            shared = len(mine & self.subjects(o))
             rank = (shared, old.entry.date or date.min, old.entry.first_line)
             if best is None or rank > best[1]:
                 best = (o, rank)

@@ -30,9 +30,11 @@ STOP_BIGRAMS = frozenset(
 )
 
 
-def subject_tokens(text: str, drop: Iterable[str] = ()) -> frozenset[str]:
-    """Content tokens of an entry's text (cue phrases in `drop` removed first)."""
-    norm = normalise(text)
+def subject_tokens(text: str, drop: Iterable[str] = (), norm: str | None = None) -> frozenset[str]:
+    """Content tokens of an entry's text (cue phrases in `drop` removed first); `norm` is
+    the text already normalised, when the caller has it."""
+    if norm is None:
+        norm = normalise(text)
     for phrase in drop:
         norm = norm.replace(normalise(phrase), " ")
     tokens = {w for w in _WORD.findall(norm) if w not in STOP}
