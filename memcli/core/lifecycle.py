@@ -618,9 +618,11 @@ class _Planner:
             return None
         if a.scored.remember:
             return "asked to remember it"
+        if not DURABLE & {r.rule for r in a.scored.reasons}:
+            return None
         if a.scored.routine or is_log(a.entry):
             return None
-        if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None and not a.scored.remember:
+        if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None:
             return None  # a timestamped line records an event of its day, not a lasting fact
         if estimate_tokens(a.entry.text) > PROMOTE_MAX_TOKENS:
             return None
@@ -628,10 +630,6 @@ class _Planner:
             roles = self.group_roles(a.group)
             if Role.CORE in roles or self.analysis.groups[a.group].keep != i:
                 return None
-        if a.scored.remember:
-            return "asked to remember it"
-        if not DURABLE & {r.rule for r in a.scored.reasons}:
-            return None
         if a.scored.score >= self.policy.promote_score:
             return f"score {a.scored.score:g} (from {self.policy.promote_score:g})"
         return f"mentioned on {a.mentions} days"

@@ -342,11 +342,16 @@ class Rules:
             if name in found:
                 continue
             for triggers, pattern in patterns:
-                if not triggers or any(t in text for t in triggers):
-                    hit = pattern.search(text)
-                    if hit:
-                        found[name] = hit.group(0).strip()
+                for trigger in triggers:
+                    if trigger in text:
                         break
+                else:
+                    if triggers:
+                        continue  # no trigger of this pattern in the text
+                hit = pattern.search(text)
+                if hit:
+                    found[name] = hit.group(0).strip()
+                    break
         return found
 
 
