@@ -226,6 +226,23 @@ def test_a_full_memory_on_the_first_run_gives_one_note_not_one_per_entry(cli: In
     assert "promote" not in plan["counts"]  # type: ignore[operator]
 
 
+def test_merge_leaves_labels_same_day_copies_and_bare_topics_in_their_notes(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    root = tmp_path / "w"
+    body = (
+        "**Rationale:**\n\n- the deploy script retries three times before giving up\n\n"
+        "- ✅ staging deployed\n- 监控告警\n"
+    )
+    write(root, "memory/2026-10-26.md", "# 2026-10-26\n\n" + body)
+    write(root, "memory/2026-10-26-compressed.md", "# 2026-10-26 (compressed)\n\n" + body)
+    write(root, "memory/2026-10-28.md", "# 2026-10-28\n\n" + body)
+    plan = gc(cli, root, "--dry-run")
+    merged = [(a["from"], a["text"]) for a in plan["actions"] if a["action"] == "merge"]  # type: ignore[union-attr]
+    # only the retry fact written again two days later folds into its first copy
+    assert merged == [("memory/2026-10-28.md:5", "- the deploy script retries three times before giving up")]
+
+
 def test_supersede_and_correction(cli: Invoke, tmp_path: Path) -> None:
     root = tmp_path / "w"
     write(root, "MEMORY.md", "# M\n\n## Environment\n\n- 数据库用 MySQL 8\n- Redis 跑在 6379 端口\n")

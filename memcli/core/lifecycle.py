@@ -197,6 +197,7 @@ class View:
 
 _TITLE_WORD = re.compile(r"[a-z]+")
 # memcli's own notes on an archived entry, and the id of the entry they speak of
+MERGE_MIN_CHARS = 8  # shorter (normalised) entries are list items that lean on their heading
 MEMCLI_MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->")
 MARKER_ID = re.compile(r"<!-- memcli: [^>]*\(([0-9a-f]{10})\) -->")
 
@@ -222,7 +223,7 @@ def is_log(entry: Entry) -> bool:
         return True
     if "Traceback (most recent call last)" in body or "\n    at " in body or body.count("\n") > 8:
         return True
-    if first.endswith((":", "：", "**:", "**：")) or body.count("|") >= 2:
+    if first.endswith((":", "：", ":**", "：**")) or body.count("|") >= 2:
         return True
     if first.startswith("*") and first.endswith("*") and not first.startswith("**"):
         return True  # an italic footer: *Session 结束 · 2026-04-06 23:44*
@@ -761,7 +762,12 @@ class _Planner:
 
     def plan_merges(self) -> None:
         """Duplicates in closed notes fold into the entry kept: the one in MEMORY.md, the
-        one just promoted, or the fullest wording."""
+        one just promoted, or the fullest wording. Labels, status lines and metadata fields
+        stay: they are part of their own note's record ("**Rationale:**", "- ✅ deployed",
+        "移除重复：0"), not a fact said twice. So do copies in another note of the same day
+        (a day's note and its compressed or evening version): one day is one mention, and
+        taking them out would leave holes in that note's lists. A bare topic word too short
+        to stand alone ("监控告警", "- Results") stays in its list too."""
         for g, group in enumerate(self.analysis.groups):
             keep = self.analysis.assessed[group.keep]
             if group.keep in self.gone and not self.promoted_here(g):
@@ -770,7 +776,11 @@ class _Planner:
             core_kept = keep.role is Role.CORE
             for d, similarity in group.duplicates:
                 dup = self.analysis.assessed[d]
-                if d in self.gone or not self.closed_note(dup):
+                if d in self.gone or not self.closed_note(dup) or is_log(dup.entry):
+                    continue
+                if len(self.analysis.normalised(dup.entry.text)) < MERGE_MIN_CHARS:
+                    continue
+                if dup.entry.file != keep.entry.file and dup.entry.date == keep.entry.date and not core_kept:
                     continue
                 self.fold(d, into, "exact copy" if similarity >= 1 else f"{similarity:.0%} similar")
                 if core_kept and dup.entry.date and dup.entry.date > self.clock.get(group.keep, date.min):

@@ -200,7 +200,8 @@ ROUTINE = (
     "checked logs", "checked email", "checked inbox", "synced", "同步完成", "daily standup",
     "without errors", "no new alerts", "no alerts", "no conflicts", "nothing urgent", "nothing blocking",
     "usage normal", "all passed", "全绿", "没有告警", "无告警", "没有阻塞", "没有冲突", "正常完成",
-    "服务都在线", "照常",
+    "服务都在线", "照常", "zero regressions", "no regressions", "all tests pass", "all tests passed",
+    "tests pass", "0 failures", "测试通过", "测试全部通过",
 )
 
 # A newer fact replacing an older one; what follows RETIRED names the thing given up.
