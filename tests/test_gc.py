@@ -143,7 +143,10 @@ def test_facts_not_logs_are_promoted(cli: Invoke, ws: Path) -> None:
         "- $ npm install --global pnpm@9.1.0 # 紧急，决定了\n"
         "- **状态**: 决定\n"
         "\n```bash\n# 紧急：我们决定用 redis 7.2\nredis-server --port 6380\n```\n\n"
-        "- 紧急：我们决定以后 Redis 都用 7.2 版本，端口 6380\n",
+        "- 紧急：我们决定以后 Redis 都用 7.2 版本，端口 6380\n"
+        "- 紧急：等待 Lin 决策，方案 A 用 Redis 7.2 / 方案 B 用 Valkey 8\n"
+        "- urgent: we decided to pin Redis 7.2 for now, port 6380\n"
+        "- **v2.1 目标：**\n",
     )
     promoted = [a for a in gc(cli, ws, "--dry-run")["actions"] if a["action"] == "promote"]  # type: ignore[union-attr]
     assert [a["text"] for a in promoted] == ["- 紧急：我们决定以后 Redis 都用 7.2 版本，端口 6380"]

@@ -76,6 +76,27 @@ def test_negated_urgency_and_decision_do_not_count() -> None:
     assert "decision" not in {r.rule for r in score_text("还没决定用哪个").reasons}
 
 
+@pytest.mark.parametrize(
+    ("text", "signal"),
+    [
+        ("打开前 10 个决策者链接", "decision"),
+        ("17 张图快速蒸馏，提供清晰决策参考", "decision"),
+        ("send the deck to the decision makers", "decision"),
+        ("a decision tree for triage", "decision"),
+        ("给文章补几个关键词", "urgency"),
+        ("要不要升级 Node", "preference"),
+    ],
+)
+def test_words_that_hold_a_cue_without_meaning_it(text: str, signal: str) -> None:
+    assert signal not in DEFAULT_RULES.scan(scoring_text(text))
+
+
+def test_the_cue_still_counts_outside_its_false_friend() -> None:
+    assert "decision" in DEFAULT_RULES.scan(scoring_text("决策者开会后决策：改用 PostgreSQL"))
+    assert "decision" in DEFAULT_RULES.scan(scoring_text("the decision makers made a decision: we'll use Go"))
+    assert "preference" in DEFAULT_RULES.scan(scoring_text("不要用 npm"))
+
+
 def test_time_span_and_past_its_date() -> None:
     long = score_text("from now on reply in Chinese")
     assert ("long-lived", 1.0) in [(r.rule, r.points) for r in long.reasons]

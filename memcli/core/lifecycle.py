@@ -242,6 +242,10 @@ def is_log(entry: Entry) -> bool:
 DURABLE = frozenset({"preference", "decision", "environment", "knowledge", "long-lived"})
 
 
+def rules_of(a: Assessed) -> set[str]:
+    return {r.rule for r in a.scored.reasons}
+
+
 def category(a: Assessed) -> str:
     found = {r.rule for r in a.scored.reasons}
     for name, *_ in CATEGORIES:
@@ -619,8 +623,9 @@ class _Planner:
             return None
         if a.scored.remember:
             return "asked to remember it"
-        if not DURABLE & {r.rule for r in a.scored.reasons}:
-            return None
+        found = rules_of(a)
+        if not DURABLE & found or "short-lived" in found:
+            return None  # nothing lasting in it, or it says itself that it will not last
         if a.scored.routine or is_log(a.entry):
             return None
         if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None:

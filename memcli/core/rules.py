@@ -173,7 +173,8 @@ LONG_LIVED = (
 
 SHORT_LIVED = (
     "今天", "刚才", "刚刚", "暂时", "临时", "这次", "本次", "目前先", "这会儿", "当前", "today", "just now",
-    "temporarily", "for now", "this time", "right now", "at the moment",
+    "temporarily", "for now", "this time", "right now", "at the moment", "等待", "待定", "waiting for",
+    "awaiting", "pending",
 )
 
 SCHEDULED = (
@@ -220,6 +221,14 @@ CORRECTION = (
     "这个不对", "那个不对", "刚才说的不对", "是错的", "搞错了", "说错了", "记错了", "更正", "纠正",
     "以后不要这样", "that's wrong", "that is wrong", "thats wrong", "that was wrong", "i was wrong",
     "correction:", "don't do that again",
+)
+
+# Words that hold a cue but do not mean it: a decision-maker decides nothing here, a keyword
+# (关键词) is not critical, "要不要" asks rather than forbids. They are matched like cues and
+# signal nothing, so the cue inside them is not seen.
+FALSE_FRIENDS = (
+    "决策者", "决策参考", "决策支持", "决策树", "选择器", "选择题", "关键词", "关键字", "要不要", "不要紧",
+    "decision maker", "decision makers", "decision tree", "decision trees", "decision making",
 )
 
 # Words that flip a sentence's meaning; two entries that disagree on them are not duplicates.
@@ -289,6 +298,12 @@ class Rules:
                     phrases.setdefault(words, []).append(name)
                 else:
                     owners.setdefault(cue, []).append(name)
+        for cue in FALSE_FRIENDS:
+            words = _words(cue)
+            if _is_word_char(cue[0]) and _is_word_char(cue[-1]) and words:
+                phrases.setdefault(words, [])
+            else:
+                owners.setdefault(cue, [])
         set_ = object.__setattr__
         set_(self, "phrases", {k: tuple(v) for k, v in phrases.items()})
         set_(self, "starts", frozenset(k[0] for k in phrases if len(k) > 1))
@@ -331,8 +346,11 @@ class Rules:
             span = self.longest if word in self.starts else 1
             for size in range(min(span, len(words) - i), 0, -1):
                 names = self.phrases.get(words[i : i + size])
-                if names:
-                    self._claim(found, names, " ".join(words[i : i + size]), negated)
+                if names is None:
+                    continue
+                if not names:
+                    break  # a false friend: the shorter cues inside it do not count
+                self._claim(found, names, " ".join(words[i : i + size]), negated)
         hits = list(self.chinese.finditer(text)) if not text.isascii() else []
         if any(mark in text for mark in self.edge_marks):
             hits.extend(self.edged.finditer(text))
