@@ -146,7 +146,8 @@ def test_facts_not_logs_are_promoted(cli: Invoke, ws: Path) -> None:
         "- 紧急：我们决定以后 Redis 都用 7.2 版本，端口 6380\n"
         "- 紧急：等待 Lin 决策，方案 A 用 Redis 7.2 / 方案 B 用 Valkey 8\n"
         "- urgent: we decided to pin Redis 7.2 for now, port 6380\n"
-        "- **v2.1 目标：**\n",
+        "- **v2.1 目标：**\n"
+        "- 紧急：我们决定缓存也用 Redis 7.2，端口 6381\n**下一步：**\n",
     )
     promoted = [a for a in gc(cli, ws, "--dry-run")["actions"] if a["action"] == "promote"]  # type: ignore[union-attr]
     assert [a["text"] for a in promoted] == ["- 紧急：我们决定以后 Redis 都用 7.2 版本，端口 6380"]

@@ -214,6 +214,9 @@ _BOLD_LABEL = re.compile(r"\*\*[^*]{1,24}\*\*\s*[:：]|\*\*[^*]{1,24}[:：]\*\*"
 _ORDERED = re.compile(r"\s*\d{1,9}[.)]\s")
 
 
+LABEL_ENDS = (":", "：", ":**", "：**")
+
+
 def is_log(entry: Entry) -> bool:
     """Commands, stack traces, labelled fields, status lines, table rows and footers are logs,
     not facts to remember."""
@@ -223,8 +226,9 @@ def is_log(entry: Entry) -> bool:
         return True
     if "Traceback (most recent call last)" in body or "\n    at " in body or body.count("\n") > 8:
         return True
-    if first.endswith((":", "：", ":**", "：**")) or body.count("|") >= 2:
-        return True
+    last = body.rstrip().rsplit("\n", 1)[-1].strip()
+    if first.endswith(LABEL_ENDS) or last.endswith(LABEL_ENDS) or body.count("|") >= 2:
+        return True  # a label introduces what follows it: structure, not a fact
     if first.startswith("*") and first.endswith("*") and not first.startswith("**"):
         return True  # an italic footer: *Session 结束 · 2026-04-06 23:44*
     if len(_BOLD_LABEL.findall(body)) >= 2 or _ORDERED.match(entry.text):
