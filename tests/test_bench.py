@@ -42,3 +42,18 @@ def test_a_generated_workspace_matches_its_manifest_and_dedupes(cli: Invoke, tmp
                 }
                 for g in groups
             )
+
+
+def test_the_gc_benchmark_applies_and_undoes_on_a_small_workspace(tmp_path: Path) -> None:
+    import gc_bench
+
+    out = tmp_path / "ws"
+    manifest = generate.generate(out, 20, 20, 3, date(2026, 1, 1))
+    now = gc_bench.next_morning(manifest)
+    assert now == "2026-01-21T09:00:00+08:00"
+    counts = gc_bench.plan_counts(out, now)
+    assert counts.get("archive", 0) > 0 and counts.get("summarize", 0) > 0
+    before = gc_bench.tree_digest(out)
+    result = gc_bench.apply_and_undo(out, now, runs=1)
+    assert result["restored"] is True and result["apply"] > 0
+    assert gc_bench.tree_digest(out) == before  # the benchmark works on copies
