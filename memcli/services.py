@@ -90,14 +90,17 @@ def assess(
 def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
     """What gc plans from: the memory files and MEMORY.md's cold storage, analysed, with the
     summaries already written and the history the ledger keeps."""
-    snap = take_snapshot(run.root, run.policy.max_file_bytes, select=lambda f: f.is_memory or f.rel == COLD)
-    files = tuple((p.file, p.doc) for p in snap.files)
+    snap = take_snapshot(
+        run.root, run.policy.max_file_bytes, select=lambda f: f.is_memory or f.rel in (COLD, SUPERSEDED)
+    )
+    files = tuple((p.file, p.doc) for p in snap.files if p.file.rel != SUPERSEDED)
+    archives = tuple((p.file, p.doc) for p in snap.files if p.file.rel == SUPERSEDED)
     analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_map)
     summaries = frozenset(
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
     )
     paths = frozenset(f.rel for f in snap.layout.files) | frozenset(b.rel for b in snap.layout.bad_names)
-    view = View(files, summaries, paths, load_history(run.root))
+    view = View(files, summaries, paths, load_history(run.root), archives)
     return snap, view, analysis
 
 

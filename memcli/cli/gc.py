@@ -13,7 +13,7 @@ from memcli.cli.output import Output, one_line
 from memcli.core.lifecycle import ACTIONS, FileWrite, Plan
 from memcli.errors import ConflictError
 from memcli.services import plan_gc
-from memcli.workspace.files import recover_carried, remove_stale_temp_files
+from memcli.workspace.files import remove_stale_temp_files
 from memcli.workspace.layout import scan
 from memcli.workspace.lock import WorkspaceLock
 from memcli.workspace.transaction import apply_plan, recover
@@ -47,7 +47,6 @@ def gc(
             out.note(f"took over the lock left by {lock.stale.describe()}, which no longer runs")
         for tx in recover(run.root, run.now):
             out.note(f"rolled back transaction {tx}, which a crash interrupted")
-        recover_carried(run.root)
         remove_stale_temp_files(run.root, scan(run.root).temp_files)
         _, plan = plan_gc(run)
         if plan.over_share and not force:

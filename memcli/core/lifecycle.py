@@ -193,6 +193,7 @@ class View:
     summaries: frozenset[str]  # periods that already have a summary
     paths: frozenset[str]  # every file that exists (new names must not collide)
     history: History
+    archives: tuple[tuple[MemoryFile, Document], ...] = ()  # archive files gc only adds to
 
 
 _TITLE_WORD = re.compile(r"[a-z]+")
@@ -897,7 +898,7 @@ class _Planner:
         return chinese if self.core_chinese else english
 
     def archive_file_write(self, rel: str, additions: list[str], removals: list[Entry]) -> FileWrite:
-        existing = self.files.get(rel)
+        existing = self.files.get(rel) or next(((f, d) for f, d in self.view.archives if f.rel == rel), None)
         if existing is None:
             heading = "# Cold memory" if rel == COLD else "# Superseded memory"
             note = (

@@ -372,21 +372,35 @@ class _Carry:
                 os.unlink(path)
 
 
+def _writer_runs(path: Path) -> bool:
+    """Whether the memcli process that left this carry file (its name starts with its pid) still runs."""
+    head = path.name.split(".")[0]
+    pid = int(head) if head.isdigit() else None
+    return pid is not None and pid != os.getpid() and pid_alive(pid)
+
+
 def recover_carried(root: Path) -> list[str]:
     """Append what an interrupted write left in .memcli/carry/ to its file; return those files."""
     folder = root / CARRY_DIR
     if not folder.is_dir():
         return []
     done: list[str] = []
+    for link in sorted(folder.glob("*.old")):
+        if not link.with_suffix(".json").exists() and not _writer_runs(link):
+            # killed before its record was written, so before the rename: the link is only
+            # a second name of the file, which would block the next rewrite of it
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(link)
     for record in sorted(folder.glob("*.json")):
-        pid = int(record.name.split(".")[0]) if record.name.split(".")[0].isdigit() else None
-        if pid is not None and pid != os.getpid() and pid_alive(pid):
+        if _writer_runs(record):
             continue
         link = record.with_suffix(".old")
         try:
             info = json.loads(record.read_text(encoding="utf-8"))
             rel, offset = str(info["target"]), int(info["offset"])
         except (OSError, ValueError, KeyError, TypeError):
+            # killed while writing the record, so before the rename: nothing to carry
+            _Carry(link, record).discard()
             continue
         target = root / rel
         late = link.read_bytes()[offset:] if link.is_file() else b""

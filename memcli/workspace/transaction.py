@@ -39,6 +39,7 @@ from memcli.workspace.files import (
     fsync_dir,
     make_dirs,
     read_state,
+    recover_carried,
     resolve_inside,
 )
 
@@ -119,11 +120,27 @@ class Journal:
 
 
 def journals(root: Path) -> list[Journal]:
+    """Every journal, oldest first. A folder without its journal.json is not one yet: a run
+    killed while it kept the old bytes, before it wrote a byte elsewhere."""
     folder = root / JOURNAL_DIR
     if not folder.is_dir():
         return []
-    found = [Journal.load(root, name) for name in os.listdir(folder) if (folder / name).is_dir()]
+    found = [
+        Journal.load(root, name)
+        for name in os.listdir(folder)
+        if (folder / name).is_dir() and (folder / name / "journal.json").exists()
+    ]
     return sorted(found, key=lambda j: (j.data.get("created_ns", 0), j.tx))
+
+
+def _remove_unfinished_journals(root: Path) -> None:
+    """Folders a run left before its journal.json existed (call under the workspace lock)."""
+    folder = root / JOURNAL_DIR
+    if folder.is_dir():
+        for name in os.listdir(folder):
+            path = folder / name
+            if path.is_dir() and not path.is_symlink() and not (path / "journal.json").exists():
+                shutil.rmtree(path)
 
 
 # --- applying ---------------------------------------------------------------------------
@@ -172,6 +189,7 @@ def apply_plan(
                     "op": "rewrite",
                     "before": journal.keep(f"before-{n}", state.data),
                     "after": journal.keep(f"after-{n}", after + extra),
+                    "inode": state.inode,  # a rewrite makes a new inode: tells written from not
                 }
             )
     journal.data["files"] = entries
@@ -317,6 +335,15 @@ def _current(root: Path, rel: str) -> bytes | None:
         return None
 
 
+def _current_state(root: Path, rel: str) -> FileState | None:
+    if not (root / rel).is_file():
+        return None
+    try:
+        return read_state(root / rel, root, 1 << 31)
+    except DataError:
+        return None
+
+
 def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reverted:
     """Put every file of a transaction back as it was; lines appended since are kept.
 
@@ -356,21 +383,24 @@ def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reve
                 conflicts.append(rel)
             continue
         before = journal.blob(entry["before"]).read_bytes()
-        if current is None:
+        # One read serves the check and the rewrite: atomic_write carries whatever is
+        # appended after it, and nothing appended before it can fall between the two.
+        state = _current_state(root, rel)
+        if state is None:
             if not dry:
                 make_dirs((root / rel).parent, root)
                 atomic_write(root / rel, before, root, None)
             restored.append(rel)
-        elif current.startswith(after):
+        elif state.inode == entry.get("inode") and state.data.startswith(before):
+            continue  # never written (a crash came first), whatever the new text looks like
+        elif state.data.startswith(after):
             if not dry:
-                state = read_state(root / rel, root, 1 << 31)
-                atomic_write(root / rel, before + current[len(after) :], root, state)
+                atomic_write(root / rel, before + state.data[len(after) :], root, state)
             restored.append(rel)
-        elif current.startswith(before):
-            continue  # never written (a crash came first)
+        elif state.data.startswith(before):
+            continue  # never written (a journal without inodes)
         elif force:
             if not dry:
-                state = read_state(root / rel, root, 1 << 31)
                 atomic_write(root / rel, before, root, state)
             restored.append(rel)
         else:
@@ -387,7 +417,12 @@ def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reve
 
 
 def recover(root: Path, now: datetime) -> list[str]:
-    """Roll back every transaction a crash left unfinished; return their ids."""
+    """Repair what a killed run left, under the workspace lock: lines it was carrying are
+    appended back (first: its carry link doubles a file's link count), a journal it had not
+    finished writing is removed, and every transaction it left prepared is rolled back.
+    Return the ids of the transactions rolled back."""
+    recover_carried(root)
+    _remove_unfinished_journals(root)
     done = []
     for journal in journals(root):
         if journal.state != PREPARED:
