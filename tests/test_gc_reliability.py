@@ -10,9 +10,7 @@ any instant is survivable, and lines an agent appends while gc runs are kept.
 3. A concurrent appender: an agent appends to yesterday's note and to MEMORY.md every
    2-5 ms while gc (and undo) rewrite the workspace; no appended line may be lost.
 
-Known bugs are pinned by the `test_bug_*` tests (xfail, strict). The random crash and
-concurrency runs check the same properties; a run that fails only through one of those
-known bugs is reported as xfailed (naming the bug), any other failure fails.
+Each bug these found has a deterministic reproduction below, named after what it checks.
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
@@ -55,14 +53,6 @@ YESTERDAY = TODAY - timedelta(days=1)
 CONFIG = 'timezone = "Asia/Shanghai"\n'
 RUNNER = CliRunner()
 STATE = ".memcli/"
-
-
-# The known bugs, each pinned by a test_bug_* test (xfail, strict). The random runs below
-# recognise the first five by their symptoms.
-BUG_REMEMBER = "known bug: a remember line is promoted again by every gc (and once per copy)"
-BUG_SELF_SUPERSEDE = "known bug: gc supersedes the MEMORY.md copy it just promoted, by its own source"
-BUG_TASK_NOTE = "known bug: a note left with only done tasks is archived a run late"
-BUG_LATE_PROMOTE = "known bug: a fact is promoted a run late when its twin is archived"
 
 
 def memcli(root: Path, *args: str) -> Result:
@@ -302,7 +292,8 @@ def fresh_workspace(tmp_path: Path, spec: Spec) -> Iterator[Path]:
 
 
 PROPERTY = settings(
-    max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=int(os.environ.get("GC_EXAMPLES", "25")),
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 
@@ -342,15 +333,8 @@ def test_gc_keeps_every_entry_and_undo_restores_every_byte(tmp_path: Path, spec:
         assert user_bytes(root) == run.before
 
 
-# (e) is its own test: it fails (see the test_bug_gc_* tests below), and a failing property
-# is not shrunk here, which would take minutes.
-@settings(PROPERTY, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@PROPERTY
 @given(spec=SPECS)
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known bugs: one gc does not finish its own work (see test_bug_gc_*)",
-)
 def test_a_second_gc_right_after_the_first_has_nothing_to_do(tmp_path: Path, spec: Spec) -> None:
     with fresh_workspace(tmp_path, spec) as root:
         first_gc(root)
@@ -373,8 +357,7 @@ def workspace(root: Path, core: str, notes: dict[str, str]) -> Path:
     return root
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BUG_REMEMBER)
-def test_bug_gc_promotes_a_remembered_line_only_once(tmp_path: Path) -> None:
+def test_gc_promotes_a_remembered_line_only_once(tmp_path: Path) -> None:
     root = workspace(
         tmp_path / "ws",
         "## Decisions\n\n- We decided to keep atlas-api a modular monolith\n",
@@ -383,11 +366,10 @@ def test_bug_gc_promotes_a_remembered_line_only_once(tmp_path: Path) -> None:
     for _ in range(3):
         ok(memcli(root, "gc"))
     core = (root / "MEMORY.md").read_text(encoding="utf-8")
-    assert core.count("记下来：周五下午不安排发布") == 1, core  # fails: 3 copies, one per run
+    assert core.count("记下来：周五下午不安排发布") == 1, core
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BUG_SELF_SUPERSEDE)
-def test_bug_gc_keeps_a_promoted_change_of_mind_in_memory(tmp_path: Path) -> None:
+def test_gc_keeps_a_promoted_change_of_mind_in_memory(tmp_path: Path) -> None:
     root = workspace(
         tmp_path / "ws",
         "## Decisions\n\n- We decided to keep atlas-api a modular monolith\n",
@@ -398,7 +380,7 @@ def test_bug_gc_keeps_a_promoted_change_of_mind_in_memory(tmp_path: Path) -> Non
     )
     ok(memcli(root, "gc"))
     assert "改用 Bun 跑内部脚本" in (root / "MEMORY.md").read_text(encoding="utf-8")
-    ok(memcli(root, "gc"))  # retires it to superseded.md, "replaced" by the line it was copied from
+    ok(memcli(root, "gc"))  # the line it was copied from is no newer news than the copy
     assert "改用 Bun 跑内部脚本" in (root / "MEMORY.md").read_text(encoding="utf-8")
 
 
@@ -421,18 +403,65 @@ def test_gc_supersedes_again_once_superseded_md_exists(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BUG_TASK_NOTE)
-def test_bug_gc_archives_a_finished_task_note_in_the_run_that_drops_its_noise(tmp_path: Path) -> None:
+def test_gc_archives_a_finished_task_note_in_the_run_that_drops_its_noise(tmp_path: Path) -> None:
     root = workspace(
         tmp_path / "ws",
         "## Decisions\n\n- We decided to keep atlas-api a modular monolith\n",
         {"2026-10-26": "- 好的\n- 好的\n- [x] fix the flaky upload test\n", "2026-10-31": "- heartbeat OK\n"},
     )
-    assert gc_twice(root) == []  # fails: the second run archives the note the first one cleaned
+    assert gc_twice(root) == []
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=BUG_LATE_PROMOTE)
-def test_bug_gc_promotes_in_the_run_that_archives_the_twin(tmp_path: Path) -> None:
+def test_gc_archives_a_task_note_in_the_run_that_promotes_its_fact(tmp_path: Path) -> None:
+    root = workspace(
+        tmp_path / "ws",
+        "## Decisions\n\n- We decided to keep atlas-api a modular monolith\n",
+        {
+            "2026-10-26": "- heartbeat OK\n- 记住：发布前先跑测试\n- [x] fix the flaky upload test\n",
+            "2026-10-31": "- heartbeat OK\n",
+        },
+    )
+    assert gc_twice(root) == []
+    assert "记住：发布前先跑测试" in (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert (root / "memory/archive/2026/10/2026-10-26.md").read_text(encoding="utf-8") == (
+        "# 2026-10-26\n\n- heartbeat OK\n- [x] fix the flaky upload test\n"
+    )
+    ok(memcli(root, "undo"))
+    assert (root / "memory/2026-10-26.md").exists()
+    assert not (root / "memory/archive/2026").exists()
+
+
+def test_gc_does_not_promote_what_a_newer_entry_replaced(tmp_path: Path) -> None:
+    root = workspace(
+        tmp_path / "ws",
+        "## Decisions\n\n- We decided to keep atlas-api a modular monolith\n",
+        {
+            "2026-10-26": "- 数据库用的是 MySQL 8\n",
+            "2026-10-27": "- 数据库用的是 MySQL 8\n",
+            "2026-10-30": "- 数据库用的是 MySQL 8\n",
+            "2026-10-31": "- 数据库改用 PostgreSQL 16，不再用 MySQL\n",
+        },
+    )
+    assert gc_twice(root) == []
+    assert "MySQL 8" not in (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_gc_keeps_a_promoted_fact_said_again_after_an_older_change(tmp_path: Path) -> None:
+    root = workspace(
+        tmp_path / "ws",
+        "## Decisions\n\n- We decided to keep atlas-api a modular monolith\n",
+        {
+            "2026-10-26": "- **09:10** — 数据库改用 PostgreSQL 16，不再用 MySQL\n",
+            "2026-10-27": "- 数据库用的是 MySQL 8\n",
+            "2026-10-28": "- 数据库用的是 MySQL 8\n",
+            "2026-10-29": "- 数据库用的是 MySQL 8\n",
+        },
+    )
+    assert gc_twice(root) == []
+    assert "数据库用的是 MySQL 8" in (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_gc_promotes_in_the_run_that_archives_the_twin(tmp_path: Path) -> None:
     root = workspace(
         tmp_path / "ws",
         "## Preferences\n\n- Lin 喜欢简洁的回答：先给结论，再给细节\n",
@@ -441,7 +470,7 @@ def test_bug_gc_promotes_in_the_run_that_archives_the_twin(tmp_path: Path) -> No
             "2026-10-31": "- I prefer port 8080 for the local development server\n",
         },
     )
-    assert gc_twice(root) == []  # fails: the second run promotes today's line
+    assert gc_twice(root) == []
 
 
 # --- 2. crash safety ------------------------------------------------------------------------
@@ -718,7 +747,7 @@ def test_gc_killed_at_any_instant_loses_nothing(
     assert [rel for rel in now if now[rel] != p.bytes[rel]] == [], crash
 
 
-# --- the known bugs, one deterministic reproduction each ----------------------------------
+# --- kills at the worst moments, one deterministic reproduction each ----------------------
 
 
 def small_workspace(root: Path) -> Path:

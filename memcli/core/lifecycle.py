@@ -31,7 +31,7 @@ from memcli.core.edit import (
     promoted_text,
     sections,
 )
-from memcli.core.entries import Document, Entry, leading_stamp
+from memcli.core.entries import Document, Entry, leading_stamp, parse
 from memcli.core.policy import Policy
 from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
 from memcli.core.rules import Rules
@@ -179,6 +179,7 @@ class History:
 
     clock: Mapping[str, date] = field(default_factory=dict)
     demoted: Mapping[str, date] = field(default_factory=dict)
+    said: Mapping[str, date] = field(default_factory=dict)  # the last day a note said it (or a copy)
 
     @property
     def first_run(self) -> bool:
@@ -287,6 +288,7 @@ class _Planner:
         self.superseded_add: list[str] = []
         self.summaries: dict[str, str] = {}  # path -> text
         self.promoted_groups: set[int] = set()
+        self.retired_groups: set[int] = set()  # groups a newer entry replaced or corrected
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         self._subjects: dict[int, frozenset[str]] = {}
@@ -331,6 +333,7 @@ class _Planner:
         self.plan_demote_unused()
         self.plan_promotions()
         self.plan_merges()
+        self.plan_finished_tasks()
         self.note_no_room()
         over = self.removal_shares()
         writes = self.assemble()
@@ -368,15 +371,13 @@ class _Planner:
 
     def plan_archive(self) -> None:
         """Closed notes older than the short-term window: summarised per ISO week, then
-        moved to memory/archive/YYYY/MM/ unchanged. Finished task notes move a day after."""
+        moved to memory/archive/YYYY/MM/ unchanged."""
         by_week: dict[str, list[MemoryFile]] = defaultdict(list)
         for f, _ in self.view.files:
             if f.role in SOURCE_ROLES and f.date is not None and not self.is_open(f):
                 week, last_day = week_of(f.date)
                 if last_day < self.window_start:
                     by_week[week].append(f)
-                elif self.finished_task_note(f):
-                    self.archive(f, "a finished task note, done for over a day")
         for week in sorted(by_week):
             notes = sorted(by_week[week], key=lambda f: f.rel)
             path = f"{SUMMARIES_DIR}/{week}.md"
@@ -397,10 +398,18 @@ class _Planner:
             for f in notes:
                 self.archive(f, f"summarised in {path}")
 
+    def plan_finished_tasks(self) -> None:
+        """Finished task notes move to the archive a day after, with what this run leaves in
+        them (it drops their noise and promotes their facts first)."""
+        for f, _ in self.view.files:
+            closed = f.role in SOURCE_ROLES and f.date is not None and not self.is_open(f)
+            if closed and f.rel not in self.archived and self.finished_task_note(f):
+                self.archive(f, "a finished task note, done for over a day")
+
     def finished_task_note(self, f: MemoryFile) -> bool:
-        doc = self.files[f.rel][1]
-        tasks = [e for e in doc.entries if e.kind == "task"]
-        if not tasks or any(not e.done for e in tasks) or len(tasks) * 2 < len(doc.entries):
+        staying = [self.analysis.assessed[i].entry for i in self.by_file[f.rel] if i not in self.gone]
+        tasks = [e for e in staying if e.kind == "task"]
+        if not tasks or any(not e.done for e in tasks) or len(tasks) * 2 < len(staying):
             return False
         assert f.date is not None
         done_at = datetime.combine(f.date + timedelta(days=1), datetime.min.time())
@@ -496,15 +505,22 @@ class _Planner:
             shared.update(about.get(token, ()))
         for o in sorted(o for o, count in shared.items() if count >= needed):
             old = self.analysis.assessed[o]
-            if o == n or o in self.gone:
-                continue
-            if old.role is Role.CORE or (
+            if o == n or o in self.gone or (old.group is not None and old.group == new.group):
+                continue  # a copy of the newer entry (its promoted copy in MEMORY.md) is not older news
+            if (old.role is Role.CORE and not self.said_since(old, new)) or (
                 old.entry.date is not None
                 and new.entry.date is not None
                 and (old.entry.date, old.entry.file, old.entry.first_line)
                 < (new.entry.date, new.entry.file, new.entry.first_line)
             ):
                 yield o
+
+    def said_since(self, core: Assessed, new: Assessed) -> bool:
+        """Whether a note repeats this MEMORY.md entry on or after the day of `new`: then it
+        is not older news, whatever `new` says."""
+        seen = self.analysis.groups[core.group].last_seen if core.group is not None else None
+        said = [d for d in (seen, self.view.history.said.get(core.entry.id)) if d is not None]
+        return bool(said) and new.entry.date is not None and max(said) >= new.entry.date
 
     def corrected(self, n: int, scanned: str, cue: str) -> int | None:
         """The entry a correction refers to: the most recent earlier one on its subject, or
@@ -533,6 +549,8 @@ class _Planner:
         old = self.analysis.assessed[o]
         new = self.analysis.assessed[n]
         f = self.file_of(old)
+        if old.group is not None:
+            self.retired_groups.add(old.group)  # no copy of it goes to MEMORY.md now
         if old.entry.pinned:
             self.notes.append(f"{place(old.entry)} is pinned; not retired ({reason})")
             return
@@ -564,9 +582,12 @@ class _Planner:
         if f.role is Role.CORE and new.role in SOURCE_ROLES and not self.in_core_group(n):
             self.promote(n, f"replaces the MEMORY.md entry {place(old.entry)}", category(old))
 
+    def is_noise(self, i: int) -> bool:
+        return self.analysis.assessed[i].tier is Tier.DISCARD
+
     def plan_drop(self) -> None:
         for i, a in enumerate(self.analysis.assessed):
-            if a.tier is Tier.DISCARD and self.closed_note(a) and i not in self.gone:
+            if self.is_noise(i) and self.closed_note(a) and i not in self.gone:
                 self.gone.add(i)
                 self.removed[a.entry.file].append(a.entry)
                 reason = f"noise: {a.scored.reasons[0].cue!r}" if a.scored.reasons else "noise"
@@ -626,6 +647,8 @@ class _Planner:
             return None
         if a.entry.kind not in PROMOTE_KINDS:
             return None
+        if a.group is not None and (Role.CORE in self.group_roles(a.group) or a.group in self.retired_groups):
+            return None  # MEMORY.md has it already, or a newer entry replaced it
         if a.scored.remember:
             return "asked to remember it"
         found = rules_of(a)
@@ -637,10 +660,6 @@ class _Planner:
             return None  # a timestamped line records an event of its day, not a lasting fact
         if estimate_tokens(a.entry.text) > PROMOTE_MAX_TOKENS:
             return None
-        if a.group is not None:
-            roles = self.group_roles(a.group)
-            if Role.CORE in roles or self.analysis.groups[a.group].keep != i:
-                return None
         if a.scored.score >= self.policy.promote_score:
             return f"score {a.scored.score:g} (from {self.policy.promote_score:g})"
         return f"mentioned on {a.mentions} days"
@@ -648,16 +667,23 @@ class _Planner:
     def plan_promotions(self) -> None:
         self.promote_back()
         candidates = [(i, why) for i in range(len(self.analysis.assessed)) if (why := self.promotable(i))]
-        candidates.sort(
-            key=lambda c: (
-                not self.analysis.assessed[c[0]].scored.remember,
-                -self.analysis.assessed[c[0]].decayed,
-                self.analysis.assessed[c[0]].entry.file,
-                self.analysis.assessed[c[0]].entry.first_line,
-            )
-        )
-        for i, why in candidates:
-            self.promote(i, why, category(self.analysis.assessed[i]))
+        assessed = self.analysis.assessed
+
+        def order(c: tuple[int, str]) -> tuple[bool, float, str, int]:
+            a = assessed[c[0]]
+            return (not a.scored.remember, -a.decayed, a.entry.file, a.entry.first_line)
+
+        # One copy of a fact goes up: the group's kept entry when it qualifies, else the
+        # best copy that does (the kept one may be a timestamped line of an archived note).
+        chosen: dict[int, tuple[int, str]] = {}
+        for c in sorted(candidates, key=order):
+            group = assessed[c[0]].group
+            if group is None:
+                chosen[-1 - c[0]] = c
+            elif group not in chosen or c[0] == self.analysis.groups[group].keep:
+                chosen[group] = c
+        for i, why in sorted(chosen.values(), key=order):
+            self.promote(i, why, category(assessed[i]))
 
     def promote_back(self) -> None:
         """A demoted entry mentioned again after its demotion returns to MEMORY.md."""
@@ -764,6 +790,11 @@ class _Planner:
         self.events.append(
             Event("promote", a.entry.id, a.entry.text, place(a.entry), self.core_target(), why)
         )
+        seen = self.analysis.groups[a.group].last_seen if a.group is not None else None
+        said = [d for d in (a.entry.date, seen) if d is not None]
+        copy = parse(bullet, self.core_target()).entries
+        if said and copy:  # the last day a note said it: later news may replace it, older may not
+            self.events.append(Event("stated", copy[0].id, copy[0].text, place(a.entry), day=str(max(said))))
         if a.group is not None:
             self.promoted_groups.add(a.group)
         if self.closed_note(a):
@@ -782,15 +813,24 @@ class _Planner:
             keep = self.analysis.assessed[group.keep]
             if group.keep in self.gone and not self.promoted_here(g):
                 continue
-            into = self.core_target() if self.promoted_here(g) else place(keep.entry)
+            up = self.promoted_here(g)
+            into = self.core_target() if up else place(keep.entry)
             core_kept = keep.role is Role.CORE
-            for d, similarity in group.duplicates:
+            pairs = list(group.duplicates)
+            if up and group.keep not in self.promoted:
+                # another copy went up: the kept one is a copy of MEMORY.md's now, like the rest
+                pairs.append((group.keep, max(s for i, s in pairs if i in self.promoted)))
+            for d, similarity in pairs:
                 dup = self.analysis.assessed[d]
                 if d in self.gone or not self.closed_note(dup) or is_log(dup.entry):
                     continue
                 if len(self.analysis.normalised(dup.entry.text)) < MERGE_MIN_CHARS:
                     continue
-                if dup.entry.file != keep.entry.file and dup.entry.date == keep.entry.date and not core_kept:
+                if (
+                    dup.entry.file != keep.entry.file
+                    and dup.entry.date == keep.entry.date
+                    and not (core_kept or up)
+                ):
                     continue
                 self.fold(d, into, "exact copy" if similarity >= 1 else f"{similarity:.0%} similar")
                 if core_kept and dup.entry.date and dup.entry.date > self.clock.get(group.keep, date.min):
@@ -838,8 +878,8 @@ class _Planner:
     def assemble(self) -> list[FileWrite]:
         writes: list[FileWrite] = []
         for rel, gone in sorted(self.removed.items()):
-            if rel == self.core or rel in self.archived:
-                continue
+            if rel == self.core:
+                continue  # a note archived too is rewritten first, then moved
             doc = self.files[rel][1]
             writes.append(FileWrite(rel, doc.render(), edit_document(doc, gone)))
         core_write = self.core_write()

@@ -168,14 +168,17 @@ def apply_plan(
     writes = sorted(plan.writes, key=_order)
     states: dict[str, FileState | None] = {}
     for w in writes:
-        states[w.path] = _check(root, w, max_bytes)
+        state = _check(root, w, max_bytes)
+        states.setdefault(w.path, state)  # a note rewritten, then moved: the state read first
     journal = Journal.create(root, command, now)
     entries: list[dict[str, Any]] = []
+    written: dict[str, bytes] = {}  # a note rewritten, then moved, moves with its new bytes
     for n, w in enumerate(writes):
         state = states[w.path]
         if w.move_to is not None:
             assert state is not None
-            entries.append({"path": w.path, "op": "move", "to": w.move_to, "sha": _sha(state.data)})
+            moved = written.get(w.path, state.data)
+            entries.append({"path": w.path, "op": "move", "to": w.move_to, "sha": _sha(moved)})
             continue
         assert w.after is not None
         after = w.after.encode("utf-8")
@@ -183,6 +186,7 @@ def apply_plan(
             entries.append({"path": w.path, "op": "create", "after": journal.keep(f"after-{n}", after)})
         else:
             extra = state.data[len(w.before.encode("utf-8")) :] if w.before is not None else b""
+            written[w.path] = after + extra
             entries.append(
                 {
                     "path": w.path,
@@ -494,6 +498,7 @@ def load_history(root: Path) -> History:
     events = list(ledger_events(root))
     void = {e["tx"] for e in events if e.get("action") in ("undo", "rolled_back")}
     clock: dict[str, date] = {}
+    said: dict[str, date] = {}
     demoted: dict[str, date] = {}
     for e in events:
         if e.get("tx") in void:
@@ -503,9 +508,11 @@ def load_history(root: Path) -> History:
             continue
         if e.get("action") in ("recorded", "mentioned"):
             clock[e["id"]] = max(clock.get(e["id"], day), day)
+        if e.get("action") in ("mentioned", "stated"):
+            said[e["id"]] = max(said.get(e["id"], day), day)
         elif e.get("action") == "demote":
             demoted[e["id"]] = day
-    return History(clock, demoted)
+    return History(clock, demoted, said)
 
 
 def _day(text: Any) -> date | None:
