@@ -493,6 +493,7 @@ class _Planner:
         return self._retirable
 
     _retirable: list[int] | None = None
+    _lru: list[int] | None = None  # unpinned MEMORY.md entries, least recently used first
     _about: dict[str, list[int]] | None = None
 
     def older_than(self, n: int, tokens: frozenset[str], needed: int) -> Iterable[int]:
@@ -742,14 +743,17 @@ class _Planner:
         if self.view.history.first_run:
             self.no_room[f"over {budget:,} characters, and the first run demotes nothing"].append(why)
             return False
-        lru = sorted(
-            (i for i in self.clock if i not in self.gone and not self.analysis.assessed[i].entry.pinned),
-            key=lambda i: (self.clock[i], self.analysis.assessed[i].entry.first_line),
-        )
+        if self._lru is None:  # the clocks are fixed for the run: sort once
+            self._lru = sorted(
+                (i for i in self.clock if not self.analysis.assessed[i].entry.pinned),
+                key=lambda i: (self.clock[i], self.analysis.assessed[i].entry.first_line),
+            )
         freed, chosen = 0, []
-        for i in lru:
+        for i in self._lru:
             if self.core_chars - freed + size <= budget:
                 break
+            if i in self.gone:
+                continue
             chosen.append(i)
             freed += len(self.analysis.assessed[i].entry.text) + 1
         if self.core_chars - freed + size > budget:

@@ -26,6 +26,7 @@ _LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
 _MARKUP = re.compile(r"\*\*|__|~~|<!--.*?-->|^#+\s|^>\s?", re.MULTILINE)
 _PLEASANTRY = compile_cues(PLEASANTRIES)
 _MEANINGFUL = re.compile(r"[^\W_]", re.UNICODE)
+_ADDITIVE = frozenset(ADDITIVE)
 
 _ISO_DAY = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 _ZH_DAY = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
@@ -154,7 +155,7 @@ def score_scanned(
     if importance is not None:
         reason = Reason("importance marker", float(importance), f"<!-- importance: {importance} -->")
         return Scored(float(importance), (reason,), explicit=True, **flags)
-    if remember is None and not any(name in cues for name in ADDITIVE) and is_pleasantry(t):
+    if remember is None and _ADDITIVE.isdisjoint(cues) and is_pleasantry(t):
         points = rules["noise"].points
         reason = Reason("noise", points, cues.get("noise", "(no content)"))
         return Scored(points, (reason,), noise=True, signals=frozenset(cues))
