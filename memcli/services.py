@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from memcli.core.analysis import Analysis, analyse
+from memcli.core.analysis import Analysis, TextFacts, analyse, reader, texts_to_read
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
 from memcli.core.entries import parse
@@ -24,7 +24,7 @@ from memcli.core.lifecycle import (
     plan,
 )
 from memcli.core.policy import Policy
-from memcli.core.roles import Role, daily_note_rel
+from memcli.core.roles import MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
 from memcli.runtime import Runtime
 from memcli.workspace.files import read_text
@@ -69,6 +69,73 @@ def parallel_map(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
         _task = None
 
 
+class TextPipeline:
+    """Reads entry texts on other cores while this process goes on parsing files: each
+    batch of new texts goes to fork-started workers as soon as it is parsed. A workspace
+    with fewer than PARALLEL_FROM texts, or one core, is read here at the end."""
+
+    BATCH = 4_000
+
+    def __init__(self, function: Callable[[str], T]) -> None:
+        self.function = function
+        self.seen: dict[str, None] = {}
+        self.pending: list[str] = []
+        self.parts: list[tuple[list[str], Any]] = []
+        self.pool: Any = None
+
+    def add(self, texts: Iterable[str]) -> None:
+        seen = self.seen
+        for text in texts:
+            if text not in seen:
+                seen[text] = None
+                self.pending.append(text)
+        if len(self.pending) >= self.BATCH and len(seen) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+            self._send()
+
+    def _send(self) -> None:
+        global _task
+        if self.pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                context = multiprocessing.get_context("fork")
+                _task = self.function
+                self.pool = ProcessPoolExecutor(min(os.cpu_count() or 1, 8), mp_context=context)
+            except (ValueError, OSError):
+                return  # read here, at the end
+        try:
+            self.parts.append((self.pending, self.pool.submit(_run_task, self.pending)))
+        except OSError:
+            return
+        self.pending = []
+
+    def results(self) -> dict[str, Any]:
+        """Each text read, by text."""
+        global _task
+        out: dict[str, Any] = {}
+        try:
+            for texts, future in self.parts:
+                out.update(zip(texts, future.result(), strict=True))
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown()
+            _task = None
+        out.update(zip(self.pending, serial_map(self.function, self.pending), strict=True))
+        return out
+
+
+def read_while_parsing(
+    run: Runtime, select: Callable[[MemoryFile], bool], scan: bool = True
+) -> tuple[Snapshot, dict[str, TextFacts]]:
+    """The snapshot, and every text of it read (see `read_texts`), the two overlapped."""
+    pipeline = TextPipeline(reader(run.rules, scan))
+    snap = take_snapshot(
+        run.root, run.policy.max_file_bytes, select, parsed=lambda p: pipeline.add(texts_to_read(p.doc))
+    )
+    return snap, {text: TextFacts(*fields) for text, fields in pipeline.results().items()}
+
+
 def assess(
     run: Runtime, policy: Policy | None = None, only_duplicates: bool = False
 ) -> tuple[Snapshot, Analysis]:
@@ -90,12 +157,10 @@ def assess(
 def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
     """What gc plans from: the memory files and MEMORY.md's cold storage, analysed, with the
     summaries already written and the history the ledger keeps."""
-    snap = take_snapshot(
-        run.root, run.policy.max_file_bytes, select=lambda f: f.is_memory or f.rel in (COLD, SUPERSEDED)
-    )
+    snap, facts = read_while_parsing(run, lambda f: f.is_memory or f.rel in (COLD, SUPERSEDED))
     files = tuple((p.file, p.doc) for p in snap.files if p.file.rel != SUPERSEDED)
     archives = tuple((p.file, p.doc) for p in snap.files if p.file.rel == SUPERSEDED)
-    analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_map)
+    analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_map, facts=facts)
     summaries = frozenset(
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
     )

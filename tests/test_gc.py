@@ -217,6 +217,16 @@ def test_the_budget_demotes_the_least_recently_used_first(cli: Invoke, ws: Path)
     assert len((ws / "MEMORY.md").read_text()) <= 110
 
 
+def test_an_older_fact_does_not_push_out_entries_used_since(cli: Invoke, ws: Path) -> None:
+    gc(cli, ws)  # first run: every core entry recorded on 2026-10-31
+    write(ws, "memcli.toml", "core_max_chars = 110\n")
+    # a note from before that day, filed late: what it says is older than MEMORY.md's use
+    write(ws, "memory/2026-10-25.md", "# 2026-10-25\n\n- 我们决定数据库改用 PostgreSQL 16，端口 5433\n")
+    plan = gc(cli, ws, "--dry-run", now="2026-11-12T09:00:00+08:00")
+    assert not [a for a in plan["actions"] if a["action"] in ("demote", "promote")]  # type: ignore[union-attr]
+    assert any("every entry it could demote was used more recently" in n for n in plan["notes"])  # type: ignore[union-attr]
+
+
 def test_a_full_memory_on_the_first_run_gives_one_note_not_one_per_entry(cli: Invoke, tmp_path: Path) -> None:
     root = tmp_path / "w"
     write(root, "MEMORY.md", "# M\n\n- " + "x" * 200 + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memcli.core.tokens import count_cjk, estimate_tokens, is_mostly_cjk
+from memcli.core.tokens import CJK_CHAR, count_cjk, estimate_tokens, is_mostly_cjk
 
 
 def test_one_token_per_cjk_character_and_four_characters_otherwise() -> None:
@@ -30,3 +30,8 @@ def test_estimate_is_additive_within_rounding_and_never_negative(a: str, b: str)
     assert ta >= 0 and tb >= 0
     assert ta + tb - 1 <= tab <= ta + tb
     assert tab >= count_cjk(a + b)
+
+
+@given(st.text(alphabet=st.sampled_from("ab 1,中文한ｈ。\U00020000\n")) | st.text())
+def test_cjk_count_is_the_number_of_cjk_characters(text: str) -> None:
+    assert count_cjk(text) == sum(1 for ch in text if CJK_CHAR.fullmatch(ch))

@@ -7,7 +7,7 @@ This is where the scoring rules, decay and duplicate groups meet; `list`,
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -78,6 +78,9 @@ class TextFacts:
     signals: dict[str, str] | None  # signal -> cue; None when not scanned yet
 
 
+TextFields = tuple[Description, str, bool, dict[str, str] | None]  # TextFacts, as a plain tuple
+
+
 class _TextReader:
     """Reads texts into TextFacts; a plain object so forked workers can inherit it."""
 
@@ -86,7 +89,7 @@ class _TextReader:
         self.routine = rules["routine"]
         self.scan = scan
 
-    def __call__(self, text: str) -> tuple[Description, str, bool, dict[str, str] | None]:
+    def __call__(self, text: str) -> TextFields:
         """The fields of TextFacts, as a plain tuple: it crosses from a worker process
         much faster than a dataclass, which pickles its field names with every instance."""
         scoring = scoring_text(text)
@@ -96,13 +99,23 @@ class _TextReader:
         return describe(text), scoring, self.routine.find(scoring) is not None, None
 
 
+def texts_to_read(doc: Document) -> Iterator[str]:
+    """The texts of a document's entries that dedupe compares (and read_texts reads)."""
+    return (e.text for e in doc.entries if e.kind in DEDUPE_KINDS)
+
+
+def reader(rules: Rules, scan: bool) -> Callable[[str], TextFields]:
+    """What read_texts applies to each text; its results become TextFacts."""
+    return _TextReader(rules, scan)
+
+
 def read_texts(
     files: Sequence[tuple[MemoryFile, Document]], rules: Rules, scan: bool, mapper: Mapper = serial_map
 ) -> dict[str, TextFacts]:
     """Every distinct text of the entries compared for duplicates, read once (perhaps in parallel);
     with `scan`, the scoring rules' scan of it too."""
-    distinct = list(dict.fromkeys(e.text for _, doc in files for e in doc.entries if e.kind in DEDUPE_KINDS))
-    read = mapper(_TextReader(rules, scan), distinct)
+    distinct = list(dict.fromkeys(t for _, doc in files for t in texts_to_read(doc)))
+    read = mapper(reader(rules, scan), distinct)
     return {text: TextFacts(*fields) for text, fields in zip(distinct, read, strict=True)}
 
 
@@ -154,10 +167,14 @@ def analyse(
     now_local: datetime,
     only_duplicates: bool = False,
     mapper: Mapper = serial_map,
+    facts: Mapping[str, TextFacts] | None = None,
 ) -> Analysis:
     """Assess every entry at `now_local` (naive, in the user's time zone); with
-    `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows)."""
-    facts = read_texts(files, rules, not only_duplicates, mapper)
+    `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows).
+    `facts` are the texts already read (`read_texts` with a scan, or the same made while
+    the files were parsed)."""
+    if facts is None:
+        facts = read_texts(files, rules, not only_duplicates, mapper)
     entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):

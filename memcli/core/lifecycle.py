@@ -292,6 +292,7 @@ class _Planner:
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         self._subjects: dict[int, frozenset[str]] = {}
+        self._section_of = {}
         core_doc = self.files[self.core][1] if self.core else None
         self.core_doc = core_doc
         self.core_chars = len(core_doc.render()) if core_doc else 0
@@ -383,7 +384,8 @@ class _Planner:
             path = f"{SUMMARIES_DIR}/{week}.md"
             if week not in self.view.summaries and path not in self.view.paths:
                 entries = [self.analysis.assessed[i] for f in notes for i in self.by_file[f.rel]]
-                language = "zh" if is_mostly_cjk("".join(a.entry.text for a in entries[:200])) else "en"
+                sample = "".join(a.entry.text for a in entries[:200])[:4000]
+                language = "zh" if is_mostly_cjk(sample) else "en"
                 self.summaries[path] = weekly_summary(
                     week, entries, [f.rel for f in notes], self.now, language
                 )
@@ -493,6 +495,7 @@ class _Planner:
         return self._retirable
 
     _retirable: list[int] | None = None
+    _section_of: dict[str, Any]
     _lru: list[int] | None = None  # unpinned MEMORY.md entries, least recently used first
     _about: dict[str, list[int]] | None = None
 
@@ -701,7 +704,8 @@ class _Planner:
                 and (self.analysis.assessed[m].entry.date or date.min) > since
             ]
             bullet = MEMCLI_MARKER.sub("", promoted_text(a.entry).rstrip("\n")) + "\n"
-            if again and self.make_room(self.cost(category(a), bullet), f"{place(a.entry)} comes back"):
+            said = max(m.entry.date or date.min for m in again) if again else None
+            if again and self.make_room(self.cost(category(a), bullet), f"{place(a.entry)} comes back", said):
                 self.cold_remove.append(a.entry)
                 self.gone.add(i)
                 self.promotions.append((category(a), bullet))
@@ -725,7 +729,9 @@ class _Planner:
 
     def cost(self, kind: str, bullet: str) -> int:
         """Characters a promotion adds to MEMORY.md: the bullet, and a new section if needed."""
-        has_section = self.section_for(kind, self.core_sections) is not None
+        if kind not in self._section_of:  # MEMORY.md's sections do not change while planning
+            self._section_of[kind] = self.section_for(kind, self.core_sections)
+        has_section = self._section_of[kind] is not None
         planned = any(k == kind for k, _ in self.promotions)
         if has_section or planned:
             return len(bullet) + 1
@@ -734,8 +740,17 @@ class _Planner:
     def core_target(self) -> str:
         return self.core or "MEMORY.md"
 
-    def make_room(self, size: int, why: str) -> bool:
-        """Demote least recently used core entries until `size` characters fit the budget."""
+    def first_run_full(self) -> str | None:
+        """Why nothing can be promoted at all: MEMORY.md is full, and a first run demotes nothing."""
+        budget = self.policy.core_max_chars
+        if self.view.history.first_run and self.core_chars >= budget:
+            return f"over {budget:,} characters, and the first run demotes nothing"
+        return None
+
+    def make_room(self, size: int, why: str, said: date | None = None) -> bool:
+        """Demote least recently used core entries until `size` characters fit the budget:
+        only entries last used before `said`, the last day the newcomer was said, so that an
+        old fact never pushes out one in use."""
         budget = self.policy.core_max_chars
         if self.core_chars + size <= budget:
             self.core_chars += size
@@ -750,14 +765,14 @@ class _Planner:
             )
         freed, chosen = 0, []
         for i in self._lru:
-            if self.core_chars - freed + size <= budget:
+            if self.core_chars - freed + size <= budget or (said is not None and self.clock[i] >= said):
                 break
             if i in self.gone:
                 continue
             chosen.append(i)
             freed += len(self.analysis.assessed[i].entry.text) + 1
         if self.core_chars - freed + size > budget:
-            self.no_room["even after demoting every unpinned entry"].append(why)
+            self.no_room["every entry it could demote was used more recently"].append(why)
             return False
         for i in chosen:
             self.demote(i, f"least recently used (last {self.clock[i]}), making room for {why}")
@@ -775,8 +790,16 @@ class _Planner:
 
     def promote(self, i: int, why: str, kind: str) -> None:
         a = self.analysis.assessed[i]
+        if i in self.promoted:
+            return
+        full = self.first_run_full()
+        if full is not None:
+            self.no_room[full].append(place(a.entry))
+            return
         bullet = promoted_text(a.entry)
-        if i in self.promoted or not self.make_room(self.cost(kind, bullet), place(a.entry)):
+        seen = self.analysis.groups[a.group].last_seen if a.group is not None else None
+        said = max((d for d in (a.entry.date, seen) if d is not None), default=None)
+        if not self.make_room(self.cost(kind, bullet), place(a.entry), said):
             return
         self.promoted.add(i)
         self.promotions.append((kind, bullet))
@@ -794,11 +817,9 @@ class _Planner:
         self.events.append(
             Event("promote", a.entry.id, a.entry.text, place(a.entry), self.core_target(), why)
         )
-        seen = self.analysis.groups[a.group].last_seen if a.group is not None else None
-        said = [d for d in (a.entry.date, seen) if d is not None]
         copy = parse(bullet, self.core_target()).entries
-        if said and copy:  # the last day a note said it: later news may replace it, older may not
-            self.events.append(Event("stated", copy[0].id, copy[0].text, place(a.entry), day=str(max(said))))
+        if said is not None and copy:  # the last day a note said it: later news may replace it, not older
+            self.events.append(Event("stated", copy[0].id, copy[0].text, place(a.entry), day=str(said)))
         if a.group is not None:
             self.promoted_groups.add(a.group)
         if self.closed_note(a):

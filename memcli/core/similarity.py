@@ -262,10 +262,8 @@ def _pairs(values: Sequence[str]) -> list[tuple[str, str]]:
     return [(a, b) if a < b else (b, a) for i, a in enumerate(values) for b in values[i + 1 :]]
 
 
-def candidate_pairs(
-    texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float
-) -> Iterator[tuple[int, int]]:
-    """Pairs (i, j), i < j, worth verifying, found without comparing all pairs.
+class Blocking:
+    """Which entries an entry is worth verifying against, found without comparing all pairs.
 
     Duplicates must agree on their values, the smaller set inside the larger, so two
     entries that state one fact share its values. An entry is filed under its rarest value,
@@ -277,88 +275,105 @@ def candidate_pairs(
     the ratio are skipped. Recall against all-pairs comparison is measured by
     bench/dedupe.py, not assumed.
     """
-    value_counts: Counter[str] = Counter()
-    for vs in value_sets:
-        value_counts.update(vs)
-    value_rank = _ranks(value_counts)
-    rare: list[list[str]] = []
-    pairs: list[list[tuple[str, str]]] = []
-    pair_counts: Counter[tuple[str, str]] = Counter()
-    for vs in value_sets:
-        ordered = sorted(vs, key=value_rank.__getitem__)[:VALUE_KEYS]
-        rare.append([v for v in ordered if value_counts[v] <= DISTINCT_MAX])
-        common_pairs = _pairs([v for v in ordered if value_counts[v] > DISTINCT_MAX])
-        pairs.append(common_pairs)
-        pair_counts.update(common_pairs)
-    by_key: dict[object, list[int]] = defaultdict(list)
-    textual: dict[int, set[str]] = {}
-    for i in range(len(texts)):
-        if rare[i]:
-            by_key[rare[i][0]].append(i)
-            continue
-        best = min(pairs[i], key=pair_counts.__getitem__) if pairs[i] else None
-        if best is not None and pair_counts[best] <= DISTINCT_MAX:
-            by_key[best].append(i)
-        else:
-            textual[i] = bigrams(texts[i])
-    gram_counts: Counter[str] = Counter()
-    for grams in textual.values():
-        gram_counts.update(grams)
-    gram_rank = _ranks(gram_counts)
-    lengths = [len(t) for t in texts]
-    floor = threshold / (2.0 - threshold) - 1e-9
-    by_anchor: dict[str, list[int]] = defaultdict(list)
-    for i in textual:
-        by_anchor[min(value_sets[i], key=value_rank.__getitem__) if value_sets[i] else ""].append(i)
-    small = {a: members for a, members in by_anchor.items() if len(members) <= DISTINCT_MAX}
-    by_gram: dict[tuple[str, str], list[int]] = defaultdict(list)
-    reach: dict[str, tuple[float, float]] = {}  # lengths that can pair with an anchor's entries
-    for anchor, members in by_anchor.items():
-        if anchor in small:
-            continue
-        member_lengths = [lengths[i] for i in members]
-        reach[anchor] = (min(member_lengths) * floor, max(member_lengths) / floor)
-        for i in members:
-            grams = textual[i]
-            keep = _prefix(lengths[i], len(grams), lengths[i], threshold, TEXT_KEYS)
-            for g in sorted(grams, key=gram_rank.__getitem__)[:keep]:
-                by_gram[(anchor, g)].append(i)
-    del textual, by_anchor
-    anchor_grams: dict[str, set[str]] = defaultdict(set)
-    for anchor, g in by_gram:
-        anchor_grams[anchor].add(g)
-    size = len(texts)
-    emitted: set[int] = set()
-    for i, text in enumerate(texts):
+
+    def __init__(self, texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float) -> None:
+        value_counts: Counter[str] = Counter()
+        for vs in value_sets:
+            value_counts.update(vs)
+        value_rank = _ranks(value_counts)
+        rare: list[list[str]] = []
+        pairs: list[list[tuple[str, str]]] = []
+        pair_counts: Counter[tuple[str, str]] = Counter()
+        for vs in value_sets:
+            ordered = sorted(vs, key=value_rank.__getitem__)[:VALUE_KEYS]
+            rare.append([v for v in ordered if value_counts[v] <= DISTINCT_MAX])
+            common_pairs = _pairs([v for v in ordered if value_counts[v] > DISTINCT_MAX])
+            pairs.append(common_pairs)
+            pair_counts.update(common_pairs)
+        by_key: dict[object, list[int]] = defaultdict(list)
+        textual: dict[int, set[str]] = {}
+        for i in range(len(texts)):
+            if rare[i]:
+                by_key[rare[i][0]].append(i)
+                continue
+            best = min(pairs[i], key=pair_counts.__getitem__) if pairs[i] else None
+            if best is not None and pair_counts[best] <= DISTINCT_MAX:
+                by_key[best].append(i)
+            else:
+                textual[i] = bigrams(texts[i])
+        gram_counts: Counter[str] = Counter()
+        for grams in textual.values():
+            gram_counts.update(grams)
+        gram_rank = _ranks(gram_counts)
+        lengths = [len(t) for t in texts]
+        floor = threshold / (2.0 - threshold) - 1e-9
+        by_anchor: dict[str, list[int]] = defaultdict(list)
+        for i in textual:
+            by_anchor[min(value_sets[i], key=value_rank.__getitem__) if value_sets[i] else ""].append(i)
+        small = {a: members for a, members in by_anchor.items() if len(members) <= DISTINCT_MAX}
+        by_gram: dict[tuple[str, str], list[int]] = defaultdict(list)
+        reach: dict[str, tuple[float, float]] = {}  # lengths that can pair with an anchor's entries
+        for anchor, members in by_anchor.items():
+            if anchor in small:
+                continue
+            member_lengths = [lengths[i] for i in members]
+            reach[anchor] = (min(member_lengths) * floor, max(member_lengths) / floor)
+            for i in members:
+                grams = textual[i]
+                keep = _prefix(lengths[i], len(grams), lengths[i], threshold, TEXT_KEYS)
+                for g in sorted(grams, key=gram_rank.__getitem__)[:keep]:
+                    by_gram[(anchor, g)].append(i)
+        del textual, by_anchor
+        anchor_grams: dict[str, set[str]] = defaultdict(set)
+        for anchor, g in by_gram:
+            anchor_grams[anchor].add(g)
+        self.texts, self.value_sets, self.threshold = texts, value_sets, threshold
+        self.rare, self.pairs, self.by_key, self.small, self.reach = rare, pairs, by_key, small, reach
+        self.by_gram, self.anchor_grams, self.gram_rank = by_gram, anchor_grams, gram_rank
+        self.lengths, self.floor = lengths, floor
+
+    def near(self, i: int) -> set[int]:
+        """The entries entry i is worth verifying against (i itself left out)."""
+        text, n, floor = self.texts[i], self.lengths[i], self.floor
         seen: set[int] = set()
-        for key in (*rare[i], *pairs[i]):
-            found = by_key.get(key)
+        for key in (*self.rare[i], *self.pairs[i]):
+            found = self.by_key.get(key)
             if found:
                 seen.update(found)
-        n = lengths[i]
         mine = []
-        for anchor in ("", *value_sets[i]):
-            if anchor in small:
-                seen.update(small[anchor])
-            elif anchor in reach and reach[anchor][0] <= n <= reach[anchor][1]:
+        for anchor in ("", *self.value_sets[i]):
+            if anchor in self.small:
+                seen.update(self.small[anchor])
+            elif anchor in self.reach and self.reach[anchor][0] <= n <= self.reach[anchor][1]:
                 mine.append(anchor)
         if mine:
             grams = bigrams(text)
-            wanted = _prefix(n, len(grams), n * floor, threshold, TEXT_PROBES)
+            wanted = _prefix(n, len(grams), n * floor, self.threshold, TEXT_PROBES)
             for anchor in mine:
-                probes = grams & anchor_grams[anchor]
+                probes = grams & self.anchor_grams[anchor]
                 if len(probes) > wanted:
-                    probes = set(sorted(probes, key=gram_rank.__getitem__)[:wanted])
+                    probes = set(sorted(probes, key=self.gram_rank.__getitem__)[:wanted])
                 for g in probes:
-                    seen.update(by_gram[(anchor, g)])
+                    seen.update(self.by_gram[(anchor, g)])
         low, high = n * floor, n / floor
-        for j in seen:
-            if j != i and low <= lengths[j] <= high:
-                first, second = (j, i) if j < i else (i, j)
-                code = first * size + second
-                if code not in emitted:
-                    emitted.add(code)
-                    yield first, second
+        lengths = self.lengths
+        return {j for j in seen if j != i and low <= lengths[j] <= high}
+
+
+def candidate_pairs(
+    texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float
+) -> Iterator[tuple[int, int]]:
+    """Pairs (i, j), i < j, worth verifying (see `Blocking`), each once."""
+    blocking = Blocking(texts, value_sets, threshold)
+    size = len(texts)
+    emitted: set[int] = set()
+    for i in range(size):
+        for j in blocking.near(i):
+            first, second = (j, i) if j < i else (i, j)
+            code = first * size + second
+            if code not in emitted:
+                emitted.add(code)
+                yield first, second
 
 
 # --- groups ----------------------------------------------------------------------------------
@@ -482,16 +497,13 @@ def duplicate_groups(
             x = parent[x]
         return x
 
-    from rapidfuzz.fuzz import ratio
-
     cutoff = threshold * 100.0
-    scored: list[tuple[float, int, int]] = []
     norms = [k.norm for k in unique]
-    for a, b in candidate_pairs(norms, [k.values for k in unique], threshold):
-        s = ratio(norms[a], norms[b], score_cutoff=cutoff)
-        if s and _compatible(unique[a], unique[b]) and not substitutes_a_name(norms[a], norms[b]):
-            scored.append((s, a, b))
-    scored.sort(key=lambda t: (-t[0], t[1], t[2]))
+    verify = _Verifier(unique, Blocking(norms, [k.values for k in unique], threshold), cutoff)
+    # each entry probes and verifies its own neighbours (on every core when `mapper` can);
+    # a pair found from both of its sides is the same triple, kept once
+    found = mapper(verify, [str(i) for i in range(len(unique))])
+    scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
     members: dict[int, list[int]] = {i: [i] for i in range(len(unique))}
     for _, a, b in scored:
         ra, rb = find(a), find(b)
@@ -509,6 +521,30 @@ def duplicate_groups(
         day = items[keep].date
         groups.append(Group(keep, tuple((i, 1.0) for i in rest), int(day is not None), day, day))
     return sorted(groups, key=lambda g: g.keep)
+
+
+class _Verifier:
+    """Entry i's duplicates among those blocking proposes: (similarity, a, b) with a < b.
+    Called with the entry's index as text, so that a mapper can run it in forked workers,
+    which inherit the index instead of receiving it."""
+
+    def __init__(self, unique: Sequence[_Key], blocking: Blocking, cutoff: float) -> None:
+        self.unique = unique
+        self.blocking = blocking
+        self.cutoff = cutoff
+
+    def __call__(self, index: str) -> list[tuple[float, int, int]]:
+        from rapidfuzz.fuzz import ratio
+
+        i = int(index)
+        unique, norms = self.unique, self.blocking.texts
+        out = []
+        for j in self.blocking.near(i):
+            a, b = (i, j) if i < j else (j, i)
+            s = ratio(norms[a], norms[b], score_cutoff=self.cutoff)
+            if s and _compatible(unique[a], unique[b]) and not substitutes_a_name(norms[a], norms[b]):
+                out.append((s, a, b))
+        return out
 
 
 def _group_keeper(keys: Iterable[int], unique: Sequence[_Key], items: Sequence[Item]) -> tuple[int, int]:

@@ -66,6 +66,8 @@ def select(entries: Sequence[Assessed], budget: int = SUMMARY_TOKENS) -> list[tu
     seen_groups: set[int] = set()
     used = 0
     for a in ranked:
+        if used >= budget:
+            break
         if a.group is not None:
             if a.group in seen_groups:
                 continue

@@ -51,8 +51,19 @@ def is_memory(file: MemoryFile) -> bool:
     return file.is_memory
 
 
-def take_snapshot(root: Path, max_bytes: int, select: Callable[[MemoryFile], bool] = is_memory) -> Snapshot:
-    """Read and parse the selected files (memory files by default), refusing bad ones."""
+def take_snapshot(
+    root: Path,
+    max_bytes: int,
+    select: Callable[[MemoryFile], bool] = is_memory,
+    parsed: Callable[[ParsedFile], None] | None = None,
+) -> Snapshot:
+    """Read and parse the selected files (memory files by default), refusing bad ones;
+    `parsed` hears of each file as soon as it is parsed."""
     layout = scan(root)
-    chosen = [f for f in layout.files if select(f)]
-    return Snapshot(layout, tuple(read_file(root, f, max_bytes) for f in chosen))
+    files = []
+    for f in layout.files:
+        if select(f):
+            files.append(read_file(root, f, max_bytes))
+            if parsed is not None:
+                parsed(files[-1])
+    return Snapshot(layout, tuple(files))
