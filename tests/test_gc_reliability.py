@@ -952,6 +952,7 @@ def test_lines_appended_while_gc_runs_are_never_lost(sample: Path, tmp_path: Pat
         count = appender.stop()
     assert rewrote_core >= rounds - 2, "gc should rewrite MEMORY.md in (almost) every round"
     check_appended(sample, count)
+    print(f"\n{count} lines appended to each of {', '.join(TARGETS)}; none lost")
 
 
 def test_lines_appended_while_gc_and_undo_alternate_are_never_lost(sample: Path, tmp_path: Path) -> None:
@@ -974,3 +975,4 @@ def test_lines_appended_while_gc_and_undo_alternate_are_never_lost(sample: Path,
     finally:
         count = appender.stop()
     check_appended(sample, count)
+    print(f"\n{count} lines appended to each of {', '.join(TARGETS)}; none lost")

@@ -293,6 +293,7 @@ class _Planner:
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         self._subjects: dict[int, frozenset[str]] = {}
         self._section_of = {}
+        self._group_roles: dict[int, frozenset[Role]] = {}
         core_doc = self.files[self.core][1] if self.core else None
         self.core_doc = core_doc
         self.core_chars = len(core_doc.render()) if core_doc else 0
@@ -318,8 +319,11 @@ class _Planner:
         group = self.analysis.groups[g]
         return [group.keep, *(i for i, _ in group.duplicates)]
 
-    def group_roles(self, g: int) -> set[Role]:
-        return {self.analysis.assessed[i].role for i in self.members(g)}
+    def group_roles(self, g: int) -> frozenset[Role]:
+        roles = self._group_roles.get(g)
+        if roles is None:  # the members of a group do not change while planning
+            roles = self._group_roles[g] = frozenset(self.analysis.assessed[i].role for i in self.members(g))
+        return roles
 
     def in_cold(self, a: Assessed) -> bool:
         return a.entry.file == COLD
@@ -658,11 +662,11 @@ class _Planner:
         found = rules_of(a)
         if not DURABLE & found or "short-lived" in found:
             return None  # nothing lasting in it, or it says itself that it will not last
-        if a.scored.routine or is_log(a.entry):
+        if a.scored.routine:
             return None
         if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None:
             return None  # a timestamped line records an event of its day, not a lasting fact
-        if estimate_tokens(a.entry.text) > PROMOTE_MAX_TOKENS:
+        if estimate_tokens(a.entry.text) > PROMOTE_MAX_TOKENS or is_log(a.entry):
             return None
         if a.scored.score >= self.policy.promote_score:
             return f"score {a.scored.score:g} (from {self.policy.promote_score:g})"
