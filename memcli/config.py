@@ -34,6 +34,9 @@ def _coerce(name: str, value: Any, where: str) -> Any:
             raise ConfigError(f"{where} must be a string, got {value!r}")
         if name == "timezone" and value:
             _check_timezone(value, where)
+        choices = f.metadata.get("choices")
+        if choices and value not in choices:
+            raise ConfigError(f"{where} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{where} must be a number, got {value!r}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
 
 from memcli.core.analysis import Analysis, TextFacts, analyse, reader, texts_to_read
@@ -26,9 +26,11 @@ from memcli.core.lifecycle import (
 from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
+from memcli.core.summarize import Digest
 from memcli.runtime import Runtime
 from memcli.workspace.files import read_text
 from memcli.workspace.snapshot import Snapshot, take_snapshot
+from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
 PARALLEL_FROM = 8_000  # below this many texts, starting processes costs more than it saves
@@ -165,7 +167,13 @@ def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
     )
     paths = frozenset(f.rel for f in snap.layout.files) | frozenset(b.rel for b in snap.layout.bad_names)
-    view = View(files, summaries, paths, load_history(run.root), archives)
+    template = find_template("weekly-digest", run.root, run.policy.templates_dir)
+    language = run.policy.summary_language
+
+    def render(digest: Digest) -> str:
+        return render_digest(replace(digest, language=language) if language else digest, template)
+
+    view = View(files, summaries, paths, load_history(run.root), archives, render, run.policy.summary_tokens)
     return snap, view, analysis
 
 

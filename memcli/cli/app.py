@@ -77,7 +77,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "list": ("memcli.cli.listing", "list_entries", "List entries with tier, score, decay and mentions."),
     "dedupe": ("memcli.cli.dedupe", "dedupe", "Show groups of duplicate entries (read-only)."),
     "gc": ("memcli.cli.gc", "gc", "Plan and apply the memory lifecycle as one reversible transaction."),
-    "undo": ("memcli.cli.history", "undo", "Revert the last applied gc or restore."),
+    "summarize": (
+        "memcli.cli.summarize",
+        "summarize",
+        "Summarise a week of notes or a session from a template (extractive, offline).",
+    ),
+    "undo": ("memcli.cli.history", "undo", "Revert the last applied gc, restore or summarize."),
     "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
     "purge": (
         "memcli.cli.history",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -37,7 +37,7 @@ from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Tier, scoring_text
 from memcli.core.subjects import retired_object, subject_tokens
-from memcli.core.summarize import week_of, weekly_summary
+from memcli.core.summarize import Digest, digest_of_notes, plain_render, week_of
 from memcli.core.tokens import estimate_tokens, is_mostly_cjk
 
 ACTIONS = ("merge", "drop", "promote", "supersede", "demote", "summarize", "archive")
@@ -195,6 +195,8 @@ class View:
     paths: frozenset[str]  # every file that exists (new names must not collide)
     history: History
     archives: tuple[tuple[MemoryFile, Document], ...] = ()  # archive files gc only adds to
+    render: Callable[[Digest], str] = plain_render  # a summary's text (the weekly-digest template)
+    summary_budget: int = 800  # tokens of a weekly summary
 
 
 _TITLE_WORD = re.compile(r"[a-z]+")
@@ -388,11 +390,10 @@ class _Planner:
             path = f"{SUMMARIES_DIR}/{week}.md"
             if week not in self.view.summaries and path not in self.view.paths:
                 entries = [self.analysis.assessed[i] for f in notes for i in self.by_file[f.rel]]
-                sample = "".join(a.entry.text for a in entries[:200])[:4000]
-                language = "zh" if is_mostly_cjk(sample) else "en"
-                self.summaries[path] = weekly_summary(
-                    week, entries, [f.rel for f in notes], self.now, language
+                digest = digest_of_notes(
+                    "weekly-digest", week, entries, [f.rel for f in notes], self.now, self.view.summary_budget
                 )
+                self.summaries[path] = self.view.render(digest)
                 self.actions.append(
                     Action(
                         "summarize",

@@ -15,8 +15,14 @@ from memcli.core.rules import RuleOverride
 MiB = 1 << 20
 
 
-def _key(default: Any, doc: str, minimum: float | None = 0, maximum: float | None = None) -> Any:
-    return field(default=default, metadata={"doc": doc, "min": minimum, "max": maximum})
+def _key(
+    default: Any,
+    doc: str,
+    minimum: float | None = 0,
+    maximum: float | None = None,
+    choices: tuple[str, ...] = (),
+) -> Any:
+    return field(default=default, metadata={"doc": doc, "min": minimum, "max": maximum, "choices": choices})
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,13 @@ class Policy:
     open_days: int = _key(2, "today's and yesterday's notes are only appended to (2 = both)")
     max_file_bytes: int = _key(10 * MiB, "notes larger than this are refused as bad input", 1)
     lock_timeout_seconds: float = _key(10.0, "how long to wait for another memcli to finish")
+    templates_dir: str = _key("", "a folder of summary templates, searched after <workspace>/templates", None)
+    summary_language: str = _key(
+        "", "headings of summaries: zh or en; empty follows the workspace", None, choices=("", "zh", "en")
+    )
+    summary_tokens: int = _key(800, "token budget of a summary", 50)
+    summarizer_cmd: str = _key("", "a command that turns the summary prompt (stdin) into a summary", None)
+    summarizer_timeout_seconds: float = _key(60.0, "how long --summarizer-cmd may take", 1)
 
     rules: tuple[RuleOverride, ...] = field(default=(), metadata={"doc": "[rules] overrides", "table": True})
 

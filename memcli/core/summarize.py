@@ -1,25 +1,41 @@
-"""Extractive summaries: keep the best entries of a period within a token budget (SPEC §8).
+"""Extractive summaries: keep the best of a period or a session within a token budget (SPEC §8).
 
-Entries are classified with the scoring rules (preference, decision, environment,
-knowledge, open task, done, other), ranked by decayed score, and kept while the
-budget lasts. Noise and routine events never make it into a summary.
+Entries of daily notes, or the messages of a transcript, become items of one class —
+goal, preference, decision, environment, knowledge, pending, done, other — ranked by
+their decayed score. Preferences and decisions come first: a summary never drops one
+while it drops anything else. Noise and routine events never make it in.
+
+Transcripts are compressed before they are ranked: a tool call and its result leave
+only the conclusion the assistant drew from them, and an error followed by retries
+leaves only the fix that worked (the assistant's words between the error and the retry
+are dropped). What the result looks like is the template's business
+(memcli.workspace.templates); this module hands it a `Digest`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from memcli.core.analysis import Assessed
+from memcli.core.conversation import READ_TOOLS, WRITE_TOOLS, Message
 from memcli.core.edit import promoted_text
-from memcli.core.scoring import Tier
-from memcli.core.tokens import estimate_tokens
+from memcli.core.rules import DEFAULT_RULES, Rules, compile_cues
+from memcli.core.scoring import Tier, score_text
+from memcli.core.tokens import estimate_tokens, is_mostly_cjk
 
 SUMMARY_TOKENS = 800
+SESSION_MIN_TOKENS = 120
+ITEM_MAX_CHARS = 400  # a longer message is cut to its first sentences
 
-CLASSES = ("preference", "decision", "environment", "knowledge", "pending", "done", "other")
+CLASSES = ("goal", "preference", "decision", "environment", "knowledge", "pending", "done", "other")
+KEPT_FIRST = ("preference", "decision")  # never dropped while anything else is kept
 HEADINGS = {
     "en": {
+        "goal": "Goal",
         "preference": "Preferences",
         "decision": "Decisions",
         "environment": "Environment",
@@ -29,6 +45,7 @@ HEADINGS = {
         "other": "Notes",
     },
     "zh": {
+        "goal": "核心目标",
         "preference": "重要的用户偏好",
         "decision": "决策",
         "environment": "环境",
@@ -39,6 +56,114 @@ HEADINGS = {
     },
 }
 
+GOAL_CUES = (
+    "目标", "帮我", "我想", "我要", "我需要", "请你", "你能不能", "能不能帮",
+    "goal", "i want", "i need", "help me", "can you", "could you", "please", "let's", "lets",
+)  # fmt: skip
+DONE_CUES = (
+    "完成", "已完成", "搞定", "修好", "已修复", "修复了", "部署好", "已部署", "写好", "改好", "已经",
+    "done", "fixed", "deployed", "finished", "completed", "merged", "shipped", "works now", "passes now",
+    "✅",
+)  # fmt: skip
+PENDING_CUES = (
+    "待", "还没", "明天", "下次", "稍后", "回头", "记着", "提醒我",
+    "todo", "to do", "tomorrow", "next time", "later", "pending", "follow up", "follow-up", "remind me",
+    "still need", "not yet",
+)  # fmt: skip
+_GOAL = compile_cues(GOAL_CUES)
+_DONE = compile_cues(DONE_CUES)
+_PENDING = compile_cues(PENDING_CUES)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing a summary may say."""
+
+    kind: str  # one of CLASSES
+    text: str  # one line
+    rank: float  # decayed score: higher is kept first
+    order: int  # place in the source, to print items in the order they happened
+    source: str = ""  # path:line, or the message id
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What a template renders: the kept items and what they came from."""
+
+    kind: str  # weekly-digest, session-summary, compaction-summary
+    period: str
+    sources: tuple[str, ...]
+    generated: datetime
+    language: str  # "zh" or "en"
+    items: tuple[Item, ...]  # kept, in source order
+    tokens_in: int
+    budget: int
+    read_files: tuple[str, ...] = ()
+    modified_files: tuple[str, ...] = ()
+    previous: str | None = None  # the previous compaction's summary, merged by the template
+    headings: dict[str, str] = field(default_factory=dict)
+
+    def by_kind(self, kind: str) -> list[str]:
+        return [i.text for i in self.items if i.kind == kind]
+
+    def context(self) -> dict[str, Any]:
+        """The names a template sees (documented in templates/README.md)."""
+        heads = {**HEADINGS["zh" if self.language == "zh" else "en"], **self.headings}
+        sections = [
+            {"kind": kind, "title": heads[kind], "items": self.by_kind(kind)}
+            for kind in CLASSES
+            if self.by_kind(kind)
+        ]
+        return {
+            "kind": self.kind,
+            "period": self.period,
+            "sources": list(self.sources),
+            "generated": self.generated.isoformat(timespec="seconds"),
+            "language": self.language,
+            "headings": heads,
+            "sections": sections,
+            **{kind: self.by_kind(kind) for kind in CLASSES},
+            "by_kind": {kind: self.by_kind(kind) for kind in CLASSES},
+            "read_files": list(self.read_files),
+            "modified_files": list(self.modified_files),
+            "previous": self.previous or "",
+            "previous_items": [
+                line.strip()[2:].strip()
+                for line in (self.previous or "").splitlines()
+                if line.strip().startswith(("- ", "* ")) and line.strip()[2:].strip() != "(none)"
+            ],
+            "tokens_in": self.tokens_in,
+            "budget": self.budget,
+        }
+
+
+def front_matter(digest: Digest) -> str:
+    """The front matter every summary file starts with (kind, period, sources, generated)."""
+    lines = ["---", f"kind: {digest.kind}", f"period: {_yaml(digest.period)}", "sources:"]
+    lines += [f"  - {_yaml(s)}" for s in digest.sources] or ["  []"]
+    lines += [f"generated: {digest.generated.isoformat(timespec='seconds')}", "---", ""]
+    if not digest.sources:
+        lines[3] = "sources: []"
+        del lines[4]
+    return "\n".join(lines) + "\n"
+
+
+def _yaml(text: str) -> str:
+    plain = re.fullmatch(r"[A-Za-z0-9_./:@+-][A-Za-z0-9_./:@+ -]*", text) and not text.endswith(" ")
+    return text if plain else '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def language_of(texts: Sequence[str]) -> str:
+    return "zh" if is_mostly_cjk("".join(texts)[:4000]) else "en"
+
+
+# --- notes ----------------------------------------------------------------------------------
+
 
 def week_of(day: date) -> tuple[str, date]:
     """The ISO week a day belongs to ("2026-W44") and the last day (Sunday) of that week."""
@@ -46,66 +171,266 @@ def week_of(day: date) -> tuple[str, date]:
     return f"{year}-W{week:02d}", day + timedelta(days=7 - weekday)
 
 
+def week_days(period: str) -> tuple[date, date]:
+    """Monday and Sunday of an ISO week written "2026-W44"."""
+    m = re.fullmatch(r"(\d{4})-W(\d{2})", period)
+    if m is None:
+        raise ValueError(f"{period!r} is not an ISO week like 2026-W44")
+    monday = date.fromisocalendar(int(m.group(1)), int(m.group(2)), 1)
+    return monday, monday + timedelta(days=6)
+
+
 def classify(a: Assessed) -> str:
+    """The class of a note's entry: tasks by their box, the rest by the scoring rules."""
     if a.entry.kind == "task":
         return "done" if a.entry.done else "pending"
-    rules = {r.rule for r in a.scored.reasons}
+    return classify_text(a.entry.text, {r.rule for r in a.scored.reasons})
+
+
+def classify_text(text: str, rules: set[str], role: str = "") -> str:
     for name in ("preference", "decision", "environment", "knowledge"):
         if name in rules:
             return name
+    folded = text.casefold()
+    if role != "assistant" and _PENDING.search(folded):
+        return "pending"
+    if role == "user" and _GOAL.search(folded):
+        return "goal"
+    if _DONE.search(folded):
+        return "done"
+    if _PENDING.search(folded):
+        return "pending"
     return "other"
 
 
-def select(entries: Sequence[Assessed], budget: int = SUMMARY_TOKENS) -> list[tuple[str, Assessed]]:
-    """The highest-ranked entries that fit in `budget` tokens, each with its class."""
-    ranked = sorted(
-        (a for a in entries if a.tier is not Tier.DISCARD and not a.scored.routine),
-        key=lambda a: (-a.scored.score, -a.decayed, a.entry.file, a.entry.first_line),
-    )
-    kept: list[tuple[str, Assessed]] = []
-    seen_groups: set[int] = set()
+def entry_items(entries: Sequence[Assessed]) -> list[Item]:
+    """The summarisable entries of some notes: no noise, no routine events."""
+    return [
+        Item(
+            classify(a),
+            _one_line(promoted_text(a.entry)),
+            a.decayed,
+            n,
+            f"{a.entry.file}:{a.entry.first_line}",
+        )
+        for n, a in enumerate(entries)
+        if a.tier is not Tier.DISCARD and not a.scored.routine and a.entry.kind in SUMMARY_KINDS
+    ]
+
+
+def place_of(a: Assessed) -> str:
+    return f"{a.entry.file}:{a.entry.first_line}"
+
+
+_NESTED_MARK = re.compile(r"^(?:[-+*]|\d{1,9}[.)])\s+")
+SUMMARY_KINDS = frozenset({"bullet", "task", "paragraph", "quote"})  # not tables, code, headings
+
+
+def _one_line(text: str) -> str:
+    """An entry on one line: its nested items after a semicolon each."""
+    lines = [line.strip() for line in text.strip().removeprefix("- ").split("\n") if line.strip()]
+    if not lines:
+        return ""
+    first, *rest = lines
+    body = "; ".join([first, *(_NESTED_MARK.sub("", line, count=1) for line in rest)])
+    if len(body) <= ITEM_MAX_CHARS:
+        return body
+    cut = ""
+    for sentence in _SENTENCE_END.split(body):
+        if len(cut) + len(sentence) > ITEM_MAX_CHARS:
+            break
+        cut += sentence + " "
+    return (cut.strip() or body[:ITEM_MAX_CHARS]).rstrip() + " …"
+
+
+# --- transcripts ----------------------------------------------------------------------------
+
+
+def compress(messages: Sequence[Message]) -> list[Message]:
+    """The messages worth reading: user and assistant words, without the tool traffic.
+
+    A tool call and its result are dropped: the assistant's next words are their
+    conclusion. After a failed tool result, the assistant's words until its next tool
+    call are retry narration ("that failed, let me try …") and are dropped too, so an
+    error followed by retries leaves only the fix that worked."""
+    kept: list[Message] = []
+    after_error: list[Message] = []  # the assistant's words since a failed result
+    failing = False
+    for m in messages:
+        if m.role == "toolResult":
+            failing = m.error
+            continue
+        if m.role == "assistant" and failing:
+            if m.calls:
+                after_error.clear()  # it retries: what it said about the failure is moot
+            elif m.text.strip():
+                after_error.append(m)  # kept only if no retry follows (it gave up, and said why)
+            continue
+        kept.extend(after_error)
+        after_error.clear()
+        failing = False
+        if m.text.strip():
+            kept.append(m)
+    return kept + after_error
+
+
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.MULTILINE)
+_ACK = compile_cues(
+    ("收到", "好的", "明白", "了解", "记下了", "ok", "okay", "got it", "sure", "noted", "will do")
+)
+ACK_MAX_CHARS = 30  # "收到，我把决定写进文档。" acknowledges; it decides nothing
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip().endswith(("?", "？"))
+
+
+def message_items(messages: Sequence[Message], rules: Rules = DEFAULT_RULES) -> list[Item]:
+    """Items of a conversation, ranked by score (later turns a little higher: they are
+    what the conversation came to). Tables, questions, offers, acknowledgements and
+    chatter carry nothing a summary needs, unless they state a preference or decision."""
+    items: list[Item] = []
+    kept = compress(messages)
+    first_user = next((m for m in kept if m.role == "user"), None)
+    for n, m in enumerate(kept):
+        body = _TABLE_ROW.sub("", m.text).strip()
+        if not body:
+            continue
+        scored = score_text(body, rules)
+        if scored.noise:
+            continue
+        signals = {r.rule for r in scored.reasons}
+        kind = classify_text(body, signals, m.role)
+        if m is first_user and kind in ("other", "pending"):
+            kind = "goal"  # what the user asked first is what the session is for
+        folded = body.casefold()
+        acknowledges = len(body) <= ACK_MAX_CHARS and _ACK.match(folded) is not None
+        idle = _is_question(body) or (kind == "other" and scored.score <= 0)
+        if acknowledges or (idle and kind not in ("goal", *KEPT_FIRST)):
+            continue  # "收到，…", "BullMQ 现在最新是哪个版本？", "要不要我…？", "列吧"
+        rank = scored.score + (2.0 if kind in KEPT_FIRST else 0.0) + 0.5 * n / max(1, len(kept))
+        items.append(Item(kind, _one_line(body), rank, n, m.id))
+    return items
+
+
+def touched_files(messages: Sequence[Message]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Files the session's tools read, and files they wrote (a written file is not listed as read)."""
+    read: dict[str, None] = {}
+    written: dict[str, None] = {}
+    for m in messages:
+        for call in m.calls:
+            if call.path is None:
+                continue
+            name = call.name.casefold()
+            if name in WRITE_TOOLS:
+                written[call.path] = None
+            elif name in READ_TOOLS:
+                read[call.path] = None
+    return tuple(p for p in read if p not in written), tuple(written)
+
+
+def transcript_tokens(messages: Sequence[Message]) -> int:
+    """Tokens of a transcript's messages as a model reads them (text and tool traffic)."""
+    total = 0
+    for m in messages:
+        total += estimate_tokens(m.text)
+        total += sum(estimate_tokens(f"{c.name} {c.path or ''}") + 8 for c in m.calls)
+    return total
+
+
+# --- choosing -------------------------------------------------------------------------------
+
+
+def _priority(kind: str) -> int:
+    return 0 if kind in KEPT_FIRST else 1 if kind == "goal" else 2
+
+
+def session_budget(budget: int, tokens_in: int) -> int:
+    """A session summary's budget: `budget`, and at most a quarter of what it summarises
+    (a summary as long as its conversation saves nothing)."""
+    return min(budget, max(SESSION_MIN_TOKENS, tokens_in // 4))
+
+
+def select(items: Sequence[Item], budget: int = SUMMARY_TOKENS) -> list[Item]:
+    """The items kept within `budget` tokens, in source order: preferences and decisions
+    first, then the highest ranked; a text said twice is kept once."""
+    ordered = sorted(items, key=lambda i: (_priority(i.kind), -i.rank, i.order))
+    kept: list[Item] = []
+    seen: set[str] = set()
     used = 0
-    for a in ranked:
+    for item in ordered:
         if used >= budget:
             break
-        if a.group is not None:
-            if a.group in seen_groups:
-                continue
-            seen_groups.add(a.group)
-        cost = estimate_tokens(a.entry.text)
+        key = " ".join(item.text.casefold().split())
+        if key in seen:
+            continue
+        cost = item.tokens
         if used + cost > budget:
             continue
-        kept.append((classify(a), a))
+        seen.add(key)
+        kept.append(item)
         used += cost
-    return kept
+    return sorted(kept, key=lambda i: i.order)
 
 
-def weekly_summary(
-    period: str, entries: Sequence[Assessed], sources: Sequence[str], generated: datetime, language: str
-) -> str:
-    """A summary note of one period, with front matter memcli and readers can rely on."""
-    heads = HEADINGS["zh" if language == "zh" else "en"]
-    kept = select(entries)
-    lines = [
-        "---",
-        "kind: weekly-digest",
-        f"period: {period}",
-        "sources:",
-        *(f"  - {s}" for s in sources),
-        f"generated: {generated.isoformat(timespec='seconds')}",
-        "---",
-        "",
-        f"# {period}",
-        "",
-    ]
-    for name in CLASSES:
-        chosen = [a for c, a in kept if c == name]
-        if not chosen:
-            continue
-        lines += [f"## {heads[name]}", ""]
-        for a in sorted(chosen, key=lambda a: (a.entry.date or date.min, a.entry.file, a.entry.first_line)):
-            lines.append(promoted_text(a.entry).rstrip("\n"))
-        lines.append("")
-    if not kept:
+def digest_of_notes(
+    kind: str,
+    period: str,
+    entries: Sequence[Assessed],
+    sources: Sequence[str],
+    generated: datetime,
+    budget: int = SUMMARY_TOKENS,
+    language: str = "",
+) -> Digest:
+    items = entry_items(entries)
+    return Digest(
+        kind,
+        period,
+        tuple(sources),
+        generated,
+        language or language_of([a.entry.text for a in entries[:200]]),
+        tuple(select(items, budget)),
+        sum(estimate_tokens(a.entry.text) for a in entries),
+        budget,
+    )
+
+
+def digest_of_session(
+    kind: str,
+    period: str,
+    messages: Sequence[Message],
+    sources: Sequence[str],
+    generated: datetime,
+    budget: int = SUMMARY_TOKENS,
+    language: str = "",
+    previous: str | None = None,
+    rules: Rules = DEFAULT_RULES,
+) -> Digest:
+    read, written = touched_files(messages)
+    said = [m.text for m in messages if m.role in ("user", "assistant")]
+    tokens_in = transcript_tokens(messages)
+    budget = session_budget(budget, tokens_in)
+    return Digest(
+        kind,
+        period,
+        tuple(sources),
+        generated,
+        language or language_of(said),
+        tuple(select(message_items(messages, rules), budget)),
+        tokens_in,
+        budget,
+        read,
+        written,
+        previous,
+    )
+
+
+def plain_render(digest: Digest) -> str:
+    """A summary without a template engine (the planner's default; tests of core use it)."""
+    context = digest.context()
+    lines = [f"# {digest.period}", ""]
+    for section in context["sections"]:
+        lines += [f"## {section['title']}", "", *(f"- {t}" for t in section["items"]), ""]
+    if not context["sections"]:
         lines += ["Nothing in this period was worth keeping beyond the archived notes.", ""]
-    return "\n".join(lines)
+    return front_matter(digest) + "\n".join(lines)
