@@ -28,7 +28,7 @@ from memcli.core.scoring import Tier, score_text
 from memcli.core.tokens import estimate_tokens, is_mostly_cjk
 
 SUMMARY_TOKENS = 800
-SESSION_MIN_TOKENS = 120
+SESSION_MIN_TOKENS = 40
 ITEM_MAX_CHARS = 400  # a longer message is cut to its first sentences
 
 CLASSES = ("goal", "preference", "decision", "environment", "knowledge", "pending", "done", "other")
@@ -61,7 +61,7 @@ GOAL_CUES = (
     "goal", "i want", "i need", "help me", "can you", "could you", "please", "let's", "lets",
 )  # fmt: skip
 DONE_CUES = (
-    "完成", "已完成", "搞定", "修好", "已修复", "修复了", "部署好", "已部署", "写好", "改好", "已经",
+    "完成", "已完成", "搞定", "修好", "已修复", "修复了", "部署好", "已部署", "写好", "改好",
     "done", "fixed", "deployed", "finished", "completed", "merged", "shipped", "works now", "passes now",
     "✅",
 )  # fmt: skip
@@ -188,12 +188,20 @@ def classify(a: Assessed) -> str:
 
 
 def classify_text(text: str, rules: set[str], role: str = "") -> str:
-    for name in ("preference", "decision", "environment", "knowledge"):
+    """The class of a text, from the scoring rules that fired on it and its speaker: what
+    the user says will hold from now on ("以后…", "from now on…") is a preference, what
+    they ask for later an open item."""
+    for name in ("preference", "decision"):
         if name in rules:
             return name
     folded = text.casefold()
-    if role != "assistant" and _PENDING.search(folded):
+    if role == "user" and "long-lived" in rules:
+        return "preference"
+    if role == "user" and _PENDING.search(folded):
         return "pending"
+    for name in ("environment", "knowledge"):
+        if name in rules:
+            return name
     if role == "user" and _GOAL.search(folded):
         return "goal"
     if _DONE.search(folded):
@@ -279,6 +287,7 @@ _ACK = compile_cues(
     ("收到", "好的", "明白", "了解", "记下了", "ok", "okay", "got it", "sure", "noted", "will do")
 )
 ACK_MAX_CHARS = 30  # "收到，我把决定写进文档。" acknowledges; it decides nothing
+GREETING_MAX_CHARS = 6  # "早上好" opens a session; it is not what the session is for
 
 
 def _is_question(text: str) -> bool:
@@ -291,7 +300,9 @@ def message_items(messages: Sequence[Message], rules: Rules = DEFAULT_RULES) -> 
     chatter carry nothing a summary needs, unless they state a preference or decision."""
     items: list[Item] = []
     kept = compress(messages)
-    first_user = next((m for m in kept if m.role == "user"), None)
+    first_user = next(
+        (m for m in kept if m.role == "user" and len(m.text.strip()) > GREETING_MAX_CHARS), None
+    )
     for n, m in enumerate(kept):
         body = _TABLE_ROW.sub("", m.text).strip()
         if not body:
@@ -304,7 +315,8 @@ def message_items(messages: Sequence[Message], rules: Rules = DEFAULT_RULES) -> 
         if m is first_user and kind in ("other", "pending"):
             kind = "goal"  # what the user asked first is what the session is for
         folded = body.casefold()
-        acknowledges = len(body) <= ACK_MAX_CHARS and _ACK.match(folded) is not None
+        says_something = bool(signals & {"preference", "decision", "environment", "knowledge"})
+        acknowledges = _ACK.match(folded) is not None and (len(body) <= ACK_MAX_CHARS or not says_something)
         idle = _is_question(body) or (kind == "other" and scored.score <= 0)
         if acknowledges or (idle and kind not in ("goal", *KEPT_FIRST)):
             continue  # "收到，…", "BullMQ 现在最新是哪个版本？", "要不要我…？", "列吧"
@@ -346,9 +358,9 @@ def _priority(kind: str) -> int:
 
 
 def session_budget(budget: int, tokens_in: int) -> int:
-    """A session summary's budget: `budget`, and at most a quarter of what it summarises
-    (a summary as long as its conversation saves nothing)."""
-    return min(budget, max(SESSION_MIN_TOKENS, tokens_in // 4))
+    """A session summary's budget: `budget`, and at most a fifth of what it summarises
+    (headings come on top; a summary as long as its conversation saves nothing)."""
+    return min(budget, max(SESSION_MIN_TOKENS, tokens_in // 5))
 
 
 def select(items: Sequence[Item], budget: int = SUMMARY_TOKENS) -> list[Item]:
