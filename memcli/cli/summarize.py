@@ -102,6 +102,8 @@ def summarize(
                 "tokens_in": summary.digest.tokens_in,
                 "tokens_out": summary.tokens_out,
                 "budget": summary.digest.budget,
+                "found": summary.digest.found,
+                "kept": summary.digest.kept(),
                 "output": written,
                 "transaction": tx,
                 "text": summary.text,

@@ -107,6 +107,10 @@ class Digest:
     modified_files: tuple[str, ...] = ()
     previous: str | None = None  # the previous compaction's summary, merged by the template
     headings: dict[str, str] = field(default_factory=dict)
+    found: dict[str, int] = field(default_factory=dict)  # items of each class before choosing
+
+    def kept(self) -> dict[str, int]:
+        return {kind: len(self.by_kind(kind)) for kind in CLASSES if self.by_kind(kind)}
 
     def by_kind(self, kind: str) -> list[str]:
         return [i.text for i in self.items if i.kind == kind]
@@ -404,7 +408,15 @@ def digest_of_notes(
         tuple(select(items, budget)),
         sum(estimate_tokens(a.entry.text) for a in entries),
         budget,
+        found=_count(items),
     )
+
+
+def _count(items: Sequence[Item]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for item in items:
+        found[item.kind] = found.get(item.kind, 0) + 1
+    return {kind: found[kind] for kind in CLASSES if kind in found}
 
 
 def digest_of_session(
@@ -422,18 +434,20 @@ def digest_of_session(
     said = [m.text for m in messages if m.role in ("user", "assistant")]
     tokens_in = transcript_tokens(messages)
     budget = session_budget(budget, tokens_in)
+    items = message_items(messages, rules)
     return Digest(
         kind,
         period,
         tuple(sources),
         generated,
         language or language_of(said),
-        tuple(select(message_items(messages, rules), budget)),
+        tuple(select(items, budget)),
         tokens_in,
         budget,
         read,
         written,
         previous,
+        found=_count(items),
     )
 
 
