@@ -36,7 +36,7 @@ from memcli.workspace.transaction import apply_plan, recover
 from memcli.workspace.transcripts import find_session, read_transcript
 
 PROMPT_TEMPLATE = "summary-prompt"
-SOURCE_TOKENS_PER_BUDGET = 4  # the prompt carries this many times the budget of source material
+NOTE_ROLES = frozenset({Role.DAILY, Role.DAILY_SLUG, Role.ARCHIVE})  # archived notes are summarised too
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def summarize_notes(
     label, start, end = _period(run.today, since, until, period)
 
     def wanted(f: MemoryFile) -> bool:
-        dated = f.role in (Role.DAILY, Role.ARCHIVE) and f.date is not None and start <= f.date <= end
+        dated = f.role in NOTE_ROLES and f.date is not None and start <= f.date <= end
         return dated or f.role is Role.CORE
 
     snap = take_snapshot(run.root, run.policy.max_file_bytes, select=wanted)

@@ -360,3 +360,11 @@ def test_select_never_exceeds_its_budget_and_keeps_preferences_before_anything_e
         if i.kind in ("preference", "decision") and " ".join(i.text.casefold().split()) not in said:
             assert sum(k.tokens for k in first) + i.tokens > budget
     assert session_budget(800, 400) == 80 and session_budget(800, 100_000) == 800
+
+
+def test_a_week_gc_archived_is_summarised_from_the_archive(cli: Invoke, sample: Path) -> None:
+    assert cli("-w", str(sample), "--now", NOW, "gc").exit_code == 0
+    assert not (sample / "memory/2026-09-29.md").exists()
+    report = summarize(cli, sample, "--period", "2026-W40", "-o", "-")
+    assert "memory/archive/2026/09/2026-09-29.md" in report["sources"]  # type: ignore[operator]
+    assert "## Preferences" in str(report["text"])
