@@ -390,8 +390,10 @@ class _Planner:
             path = f"{SUMMARIES_DIR}/{week}.md"
             if week not in self.view.summaries and path not in self.view.paths:
                 entries = [self.analysis.assessed[i] for f in notes for i in self.by_file[f.rel]]
+                sources = [f.rel for f in notes]
+                budget = self.view.summary_budget
                 digest = digest_of_notes(
-                    "weekly-digest", week, entries, [f.rel for f in notes], self.now, self.view.summary_budget
+                    "weekly-digest", week, entries, sources, self.now, budget, count_tokens=False
                 )
                 self.summaries[path] = self.view.render(digest)
                 self.actions.append(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -29,6 +29,8 @@ from memcli.core.tokens import estimate_tokens, is_mostly_cjk
 
 SUMMARY_TOKENS = 800
 SESSION_MIN_TOKENS = 40
+SMALLEST_ITEM = 4  # tokens: when less is left, the summary is full
+MISSES_BEFORE_FULL = 200  # items in a row too long for what is left: the summary is full
 ITEM_MAX_CHARS = 400  # a longer message is cut to its first sentences
 
 CLASSES = ("goal", "preference", "decision", "environment", "knowledge", "pending", "done", "other")
@@ -216,18 +218,17 @@ def classify_text(text: str, rules: set[str], role: str = "") -> str:
 
 
 def entry_items(entries: Sequence[Assessed]) -> list[Item]:
-    """The summarisable entries of some notes: no noise, no routine events."""
+    """The summarisable entries of some notes (no noise, no routine events), with their raw
+    text: `written_out` gives the kept ones their one-line form (a week has thousands)."""
     return [
-        Item(
-            classify(a),
-            _one_line(promoted_text(a.entry)),
-            a.decayed,
-            n,
-            f"{a.entry.file}:{a.entry.first_line}",
-        )
+        Item(classify(a), a.entry.text, a.decayed, n, place_of(a))
         for n, a in enumerate(entries)
         if a.tier is not Tier.DISCARD and not a.scored.routine and a.entry.kind in SUMMARY_KINDS
     ]
+
+
+def written_out(items: Sequence[Item], entries: Sequence[Assessed]) -> list[Item]:
+    return [replace(i, text=_one_line(promoted_text(entries[i.order].entry))) for i in items]
 
 
 def place_of(a: Assessed) -> str:
@@ -374,15 +375,18 @@ def select(items: Sequence[Item], budget: int = SUMMARY_TOKENS) -> list[Item]:
     kept: list[Item] = []
     seen: set[str] = set()
     used = 0
+    misses = 0
     for item in ordered:
-        if used >= budget:
-            break
+        if budget - used < SMALLEST_ITEM or misses > MISSES_BEFORE_FULL:
+            break  # the budget is as good as spent: nothing further down will fit
+        cost = item.tokens
+        if used + cost > budget:
+            misses += 1
+            continue
         key = " ".join(item.text.casefold().split())
         if key in seen:
             continue
-        cost = item.tokens
-        if used + cost > budget:
-            continue
+        misses = 0
         seen.add(key)
         kept.append(item)
         used += cost
@@ -397,7 +401,10 @@ def digest_of_notes(
     generated: datetime,
     budget: int = SUMMARY_TOKENS,
     language: str = "",
+    count_tokens: bool = True,
 ) -> Digest:
+    """A summary of notes' entries; `count_tokens` False leaves `tokens_in` at 0 (gc needs
+    no figure for the weeks it closes)."""
     items = entry_items(entries)
     return Digest(
         kind,
@@ -405,8 +412,8 @@ def digest_of_notes(
         tuple(sources),
         generated,
         language or language_of([a.entry.text for a in entries[:200]]),
-        tuple(select(items, budget)),
-        sum(estimate_tokens(a.entry.text) for a in entries),
+        tuple(written_out(select(items, budget), entries)),
+        sum(estimate_tokens(a.entry.text) for a in entries) if count_tokens else 0,
         budget,
         found=_count(items),
     )

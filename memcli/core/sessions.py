@@ -1,0 +1,83 @@
+"""When a session's durable notes must be flushed to memory (SPEC §9), decided purely.
+
+OpenClaw flushes when a session's prompt nears its window: `totalTokens ≥ contextTokens −
+reserve_tokens_floor − soft_threshold_tokens`, once per compaction cycle. memcli does it
+better: a session never flushed is due (OpenClaw's `0 == 0` guard skips it), a stale
+`totalTokens` (`totalTokensFresh: false`) is replaced by an estimate from the
+transcript, a transcript over `force_flush_transcript_bytes` is flushed whatever its
+count says, and a cooldown keeps two flushes apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from memcli.core.policy import Policy
+
+UNATTENDED = ("heartbeat", "cron")  # key parts of sessions no person talks in
+
+
+@dataclass(frozen=True, slots=True)
+class FlushDecision:
+    due: bool
+    why: str
+    tokens: int
+    window: int
+    threshold: int
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def session_tokens(entry: Mapping[str, Any], estimate: int | None) -> tuple[int, bool]:
+    """The session's prompt tokens, and whether they were estimated from the transcript
+    (when `totalTokens` is missing or marked stale)."""
+    total = _int(entry.get("totalTokens"))
+    if total is not None and entry.get("totalTokensFresh") is not False:
+        return total, False
+    if estimate is not None:
+        return estimate, True
+    return total or 0, False
+
+
+def flush_decision(
+    key: str,
+    entry: Mapping[str, Any],
+    policy: Policy,
+    now_ms: int,
+    transcript_bytes: int | None,
+    estimate: int | None,
+    read_only: bool = False,
+    cooldown_minutes: float = 10.0,
+) -> FlushDecision:
+    window = _int(entry.get("contextTokens")) or policy.context_window
+    threshold = max(0, window - policy.reserve_tokens_floor - policy.soft_threshold_tokens)
+    tokens, estimated = session_tokens(entry, estimate)
+
+    def no(why: str) -> FlushDecision:
+        return FlushDecision(False, why, tokens, window, threshold)
+
+    if read_only:
+        return no("the workspace is read-only")
+    if any(part in UNATTENDED for part in key.casefold().split(":")):
+        return no("a heartbeat or cron session")
+    big = transcript_bytes is not None and transcript_bytes >= policy.force_flush_transcript_bytes
+    if tokens < threshold and not big:
+        counted = "estimated from the transcript" if estimated else "totalTokens"
+        return no(f"{tokens:,} tokens ({counted}), below {threshold:,}")
+    flushed_at = _int(entry.get("memoryFlushAt"))
+    cycle = _int(entry.get("compactionCount")) or 0
+    if flushed_at is not None and _int(entry.get("memoryFlushCompactionCount")) == cycle:
+        return no(f"already flushed in compaction cycle {cycle}")
+    if flushed_at is not None and now_ms - flushed_at < cooldown_minutes * 60_000:
+        return no(f"flushed {(now_ms - flushed_at) / 60_000:.0f} min ago (cooldown {cooldown_minutes:g} min)")
+    if big and tokens < threshold:
+        assert transcript_bytes is not None
+        return FlushDecision(True, f"transcript is {transcript_bytes:,} bytes", tokens, window, threshold)
+    never = " (never flushed)" if flushed_at is None else f" (new compaction cycle {cycle})"
+    source = "estimated" if estimated else "totalTokens"
+    why = f"{tokens:,} tokens ({source}) ≥ {threshold:,}{never}"
+    return FlushDecision(True, why, tokens, window, threshold)
