@@ -82,6 +82,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "summarize",
         "Summarise a week of notes or a session from a template (extractive, offline).",
     ),
+    "flush": (
+        "memcli.cli.flush",
+        "flush",
+        "Append durable notes of sessions near compaction to today's note (OpenClaw's store).",
+    ),
     "undo": ("memcli.cli.history", "undo", "Revert the last applied gc, restore or summarize."),
     "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
     "purge": (

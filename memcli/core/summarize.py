@@ -221,14 +221,27 @@ def entry_items(entries: Sequence[Assessed]) -> list[Item]:
     """The summarisable entries of some notes (no noise, no routine events), with their raw
     text: `written_out` gives the kept ones their one-line form (a week has thousands)."""
     return [
-        Item(classify(a), a.entry.text, a.decayed, n, place_of(a))
+        Item(_ruled_kind(a), a.entry.text, a.decayed, n, place_of(a))
         for n, a in enumerate(entries)
         if a.tier is not Tier.DISCARD and not a.scored.routine and a.entry.kind in SUMMARY_KINDS
     ]
 
 
+def _ruled_kind(a: Assessed) -> str:
+    """The class the scoring rules alone give (enough to choose by); `classify` reads the
+    words of only the entries kept."""
+    if a.entry.kind == "task":
+        return "done" if a.entry.done else "pending"
+    rules = {r.rule for r in a.scored.reasons}
+    return next((name for name in KEPT_FIRST if name in rules), "other")
+
+
 def written_out(items: Sequence[Item], entries: Sequence[Assessed]) -> list[Item]:
-    return [replace(i, text=_one_line(promoted_text(entries[i.order].entry))) for i in items]
+    """The kept items in their one-line form and their full class."""
+    return [
+        replace(i, kind=classify(entries[i.order]), text=_one_line(promoted_text(entries[i.order].entry)))
+        for i in items
+    ]
 
 
 def place_of(a: Assessed) -> str:

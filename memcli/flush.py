@@ -1,0 +1,191 @@
+"""`memcli flush`: durable notes out of sessions before compaction loses them (SPEC §9).
+
+For each session of the store (or one): decide whether it is due (core.sessions),
+take the durable items said since its last flush or compaction (preferences,
+decisions, environment facts, lessons, open items), leave out what memory already
+holds, append the rest under a heading to today's note (never rewriting it), then
+record `memoryFlushAt` and `memoryFlushCompactionCount` under the store's lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memcli.core.conversation import Message, Transcript
+from memcli.core.sessions import FlushDecision, flush_decision
+from memcli.core.similarity import normalise
+from memcli.core.summarize import Item, message_items, transcript_tokens
+from memcli.errors import DataError
+from memcli.runtime import Runtime
+from memcli.workspace.notes import add_entry
+from memcli.workspace.session_store import find_stores, update_store
+from memcli.workspace.snapshot import take_snapshot
+from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
+
+DURABLE = ("preference", "decision", "environment", "knowledge", "pending")
+COOLDOWN_MINUTES = 10.0
+
+FLUSH_PROMPT = (
+    "Pre-compaction memory flush ({date}). Write the durable memories of this session to "
+    "memory/{date}.md (create memory/ if needed): user preferences, decisions, environment facts, "
+    "lessons learned, open tasks. Append only; do not repeat what MEMORY.md or the notes already hold. "
+    "If there is nothing to store, reply with NO_REPLY."
+)
+FLUSH_SYSTEM_PROMPT = (
+    "Pre-compaction memory flush turn ({date}). The session is close to automatic compaction: "
+    "capture durable memories to disk now. You may reply, but NO_REPLY is usually right."
+)
+
+
+@dataclass(frozen=True)
+class Flushed:
+    store: str
+    key: str
+    decision: FlushDecision
+    items: tuple[str, ...] = ()  # what was (or would be) appended
+    skipped: int = 0  # durable items memory already held
+    note: str | None = None  # the note appended to
+    recorded: bool = False
+    problems: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.decision
+        return {
+            "store": self.store,
+            "session": self.key,
+            "due": d.due,
+            "why": d.why,
+            "tokens": d.tokens,
+            "window": d.window,
+            "threshold": d.threshold,
+            "items": list(self.items),
+            "already_in_memory": self.skipped,
+            "note": self.note,
+            "recorded": self.recorded,
+        }
+
+
+def prompts(day: str) -> tuple[str, str]:
+    """The flush prompt and system prompt a gateway injects, with the date filled in."""
+    return FLUSH_PROMPT.format(date=day), FLUSH_SYSTEM_PROMPT.format(date=day)
+
+
+def since_last_flush(transcript: Transcript, entry: dict[str, Any]) -> list[Message]:
+    """The messages after the later of the last flush and the last compaction."""
+    marks: list[datetime] = []
+    flushed = entry.get("memoryFlushAt")
+    if isinstance(flushed, int) and not isinstance(flushed, bool):
+        marks.append(datetime.fromtimestamp(flushed / 1000).astimezone())
+    for compaction in transcript.compactions[-1:]:
+        stamp = compaction.get("timestamp")
+        if isinstance(stamp, str):
+            with contextlib.suppress(ValueError):
+                marks.append(datetime.fromisoformat(stamp.replace("Z", "+00:00")))
+    if not marks:
+        return list(transcript.messages)
+    mark = max(marks)
+    return [m for m in transcript.messages if m.time is None or m.time > mark]
+
+
+def memory_texts(run: Runtime) -> set[str]:
+    """What memory already says: every entry of the memory files, normalised."""
+    snap = take_snapshot(run.root, run.policy.max_file_bytes)
+    return {normalise(e.text) for e in snap.entries()}
+
+
+def new_items(items: Sequence[Item], known: set[str]) -> tuple[list[str], int]:
+    fresh: list[str] = []
+    skipped = 0
+    seen = set(known)
+    for item in items:
+        key = normalise(item.text)
+        if not key:
+            continue
+        if key in seen or any(key in k for k in known if len(k) > len(key)):
+            skipped += 1
+            continue
+        seen.add(key)
+        fresh.append(item.text)
+    return fresh, skipped
+
+
+def flush_block(key: str, at: datetime, items: Sequence[str]) -> str:
+    return f"## Flushed from {key} ({at.strftime('%H:%M')})\n\n" + "".join(f"- {t}\n" for t in items)
+
+
+def flush(
+    run: Runtime,
+    key: str | None = None,
+    store: Path | None = None,
+    force: bool = False,
+    dry_run: bool = False,
+) -> list[Flushed]:
+    results: list[Flushed] = []
+    for found in find_stores(run.root, store):
+        sessions = read_store(found.path, run.root)
+        if key is not None and key not in sessions:
+            known = ", ".join(list(sessions)[:8]) or "none"
+            raise DataError(f"no session {key!r} in {found.path.name}", f"sessions: {known}")
+        for name in [key] if key is not None else list(sessions):
+            if isinstance(sessions[name], dict):
+                results.append(_flush_one(run, found.path, name, force, dry_run))
+    return results
+
+
+def _flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) -> Flushed:
+    """One session, decided and flushed inside the store's lock, on the store as it is then:
+    OpenClaw may have written it since memcli first read it."""
+    now_ms = int(run.now.timestamp() * 1000)
+    read_only = not os.access(run.root, os.W_OK)
+    outcome: list[Flushed] = []
+
+    def change(data: dict[str, Any]) -> bool:
+        entry = data.get(name)
+        if not isinstance(entry, dict):
+            return False
+        path = transcript_path(store, entry)
+        transcript = read_transcript(path, run.root) if path is not None else None
+        size = path.stat().st_size if path is not None else None
+        estimate = transcript_tokens(transcript.messages) if transcript is not None else None
+        decision = flush_decision(
+            name, entry, run.policy, now_ms, size, estimate, read_only, COOLDOWN_MINUTES
+        )
+        if force and not decision.due and not read_only:
+            decision = replace(decision, due=True, why=f"--force ({decision.why})")
+        if not decision.due or transcript is None:
+            outcome.append(Flushed(str(store), name, decision))
+            return False
+        items = [
+            i for i in message_items(since_last_flush(transcript, entry), run.rules) if i.kind in DURABLE
+        ]
+        fresh, skipped = new_items(items, memory_texts(run))
+        if dry_run:
+            outcome.append(
+                Flushed(str(store), name, decision, tuple(fresh), skipped, None, False, transcript.problems)
+            )
+            return False
+        note = None
+        if fresh:
+            block = flush_block(name, run.now_local, fresh)
+            added = add_entry(
+                run.root, run.today, block, run.policy.max_file_bytes, run.policy.lock_timeout_seconds
+            )
+            note = added.file
+        entry["memoryFlushAt"] = now_ms
+        entry["memoryFlushCompactionCount"] = entry.get("compactionCount", 0)
+        outcome.append(
+            Flushed(str(store), name, decision, tuple(fresh), skipped, note, True, transcript.problems)
+        )
+        return True
+
+    if dry_run:
+        change(read_store(store, run.root))
+    else:
+        update_store(store, run.root, change, wait=run.policy.lock_timeout_seconds)
+    return outcome[0]

@@ -1,0 +1,112 @@
+"""memcli flush on OpenClaw's store (SPEC §9): what it appends, what it records, its lock."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from conftest import NOW, Invoke, as_json
+
+MAIN = "agent:main:main"
+TODAY = "memory/2026-10-31.md"
+NOW_MS = int(datetime.fromisoformat(NOW).timestamp() * 1000)
+
+
+def flush(cli: Invoke, root: Path, *args: str) -> dict[str, object]:
+    return as_json(cli("--json", "-w", str(root), "--now", NOW, "flush", *args))  # type: ignore[no-any-return]
+
+
+def by_key(report: dict[str, object]) -> dict[str, dict[str, object]]:
+    return {s["session"]: s for s in report["sessions"]}  # type: ignore[attr-defined, index]
+
+
+def test_flush_appends_durable_items_to_todays_note_and_records_it(cli: Invoke, sample: Path) -> None:
+    store_before = json.loads((sample / "sessions.json").read_text(encoding="utf-8"))
+    note = sample / TODAY
+    note_before = note.read_bytes() if note.exists() else b""
+    main = by_key(flush(cli, sample))[MAIN]
+    assert main["due"] and "new compaction cycle 2" in str(main["why"])  # flushed in cycle 1
+    assert main["note"] == TODAY and main["recorded"]
+    after = note.read_bytes()
+    assert after.startswith(note_before)  # appended, never rewritten
+    added = after[len(note_before) :].decode("utf-8")
+    assert f"## Flushed from {MAIN} (09:00)" in added
+    assert "定了：we will use Redis for the job queue" in added  # a decision of the session
+    store = json.loads((sample / "sessions.json").read_text(encoding="utf-8"))
+    entry = store[MAIN]
+    assert (
+        entry["memoryFlushAt"] == NOW_MS
+        and entry["memoryFlushCompactionCount"] == entry["compactionCount"] == 2
+    )
+    assert list(store) == list(store_before)
+    assert list(entry) == list(store_before[MAIN])  # every field, in its place
+    assert {k: v for k, v in entry.items() if not k.startswith("memoryFlush")} == {
+        k: v for k, v in store_before[MAIN].items() if not k.startswith("memoryFlush")
+    }
+
+
+def test_a_second_flush_is_not_due_and_a_forced_one_adds_nothing_old(cli: Invoke, sample: Path) -> None:
+    flush(cli, sample)
+    note = (sample / TODAY).read_bytes()
+    again = by_key(flush(cli, sample))[MAIN]
+    assert not again["due"] and "already flushed in compaction cycle 2" in str(again["why"])
+    forced = by_key(flush(cli, sample, "--force", "--session", MAIN))[MAIN]
+    assert forced["due"] and forced["items"] == []  # nothing said since the last flush
+    # a store that lost its flush time (restored from a backup): the whole transcript is
+    # read again, and what today's note already holds is not written twice
+    store = json.loads((sample / "sessions.json").read_text(encoding="utf-8"))
+    del store[MAIN]["memoryFlushAt"]
+    (sample / "sessions.json").write_text(json.dumps(store, indent=2), encoding="utf-8")
+    again = by_key(flush(cli, sample, "--force", "--session", MAIN))[MAIN]
+    assert again["items"] == [] and again["already_in_memory"] >= 3  # type: ignore[operator]
+    assert (sample / TODAY).read_bytes() == note
+
+
+def test_dry_run_writes_nothing(cli: Invoke, sample: Path) -> None:
+    before = {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()}
+    main = by_key(flush(cli, sample, "--dry-run"))[MAIN]
+    assert main["due"] and main["items"] and not main["recorded"]
+    assert {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()} == before
+
+
+def test_the_prompt_has_the_date(cli: Invoke, sample: Path) -> None:
+    report = as_json(cli("--json", "-w", str(sample), "--now", NOW, "flush", "--prompt"))
+    assert "memory/2026-10-31.md" in report["prompt"] and "NO_REPLY" in report["prompt"]
+    assert "2026-10-31" in report["system_prompt"]
+
+
+HOLDER = """
+import json, os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+os.write(fd, json.dumps({"pid": os.getpid(), "createdAt": int(time.time() * 1000)}).encode())
+os.close(fd)
+print("held", flush=True)
+time.sleep(30)
+"""
+
+
+def test_flush_waits_for_openclaws_lock_then_exits_4_with_nothing_written(cli: Invoke, sample: Path) -> None:
+    (sample / "memcli.toml").write_text('timezone = "Asia/Shanghai"\nlock_timeout_seconds = 0.5\n')
+    before = {p: p.read_bytes() for p in sample.rglob("*") if p.is_file()}
+    lock = sample / "sessions.json.lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(lock)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        result = cli("-w", str(sample), "--now", NOW, "flush", "--session", MAIN)
+        assert result.exit_code == 4, result.stdout
+        assert "sessions.json.lock" in result.stderr and "nothing was written" in result.stderr
+        after = {p: p.read_bytes() for p in sample.rglob("*") if p.is_file() and p != lock}
+        assert after == {p: b for p, b in before.items() if p != lock}
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_broken_store_is_refused(cli: Invoke, sample: Path) -> None:
+    (sample / "sessions.json").write_text('{"agent:main:main": ', encoding="utf-8")
+    result = cli("-w", str(sample), "--now", NOW, "flush")
+    assert result.exit_code == 3 and "not valid JSON" in result.stderr
+    assert not (sample / TODAY).exists() or "Flushed" not in (sample / TODAY).read_text(encoding="utf-8")
