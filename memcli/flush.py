@@ -134,11 +134,11 @@ def flush(
             raise DataError(f"no session {key!r} in {found.path.name}", f"sessions: {known}")
         for name in [key] if key is not None else list(sessions):
             if isinstance(sessions[name], dict):
-                results.append(_flush_one(run, found.path, name, force, dry_run))
+                results.append(flush_one(run, found.path, name, force, dry_run))
     return results
 
 
-def _flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) -> Flushed:
+def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) -> Flushed:
     """One session, decided and flushed inside the store's lock, on the store as it is then:
     OpenClaw may have written it since memcli first read it."""
     now_ms = int(run.now.timestamp() * 1000)

@@ -87,6 +87,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "flush",
         "Append durable notes of sessions near compaction to today's note (OpenClaw's store).",
     ),
+    "compact": (
+        "memcli.cli.compact",
+        "compact",
+        "Replace a session's older turns by a summary entry (flushing first), as OpenClaw does.",
+    ),
     "undo": ("memcli.cli.history", "undo", "Revert the last applied gc, restore or summarize."),
     "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
     "purge": (

@@ -39,6 +39,22 @@ class Transcript:
     messages: tuple[Message, ...]  # the active branch, oldest first
     compactions: tuple[dict[str, Any], ...]  # compaction entries on that branch, oldest first
     problems: tuple[str, ...] = field(default=())  # lines that could not be read, named
+    entries: tuple[dict[str, Any], ...] = field(default=())  # every entry, in file order
+
+    def context(self) -> tuple[Message, ...]:
+        """The messages the model still sees: since the last compaction's first kept entry
+        (its summary stands for the ones before), or all of them."""
+        if not self.compactions:
+            return self.messages
+        first = self.compactions[-1].get("firstKeptEntryId")
+        ids = [m.id for m in self.messages]
+        return self.messages[ids.index(first) :] if first in ids else self.messages
+
+    @property
+    def leaf_id(self) -> str | None:
+        """The id of the last entry: where the active branch ends, and a new entry hangs."""
+        last = self.entries[-1].get("id") if self.entries else None
+        return str(last) if last is not None else None
 
     @property
     def previous_summary(self) -> str | None:
@@ -118,7 +134,7 @@ def parse_transcript(lines: Iterable[str], name: str = "transcript") -> Transcri
         messages.append(
             Message(str(entry.get("id", "")), role, text, _when(entry.get("timestamp")), calls, error)
         )
-    return Transcript(header, tuple(messages), tuple(compactions), tuple(problems))
+    return Transcript(header, tuple(messages), tuple(compactions), tuple(problems), tuple(entries))
 
 
 def _active_branch(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

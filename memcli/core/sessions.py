@@ -10,7 +10,7 @@ count says, and a cooldown keeps two flushes apart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,3 +81,28 @@ def flush_decision(
     source = "estimated" if estimated else "totalTokens"
     why = f"{tokens:,} tokens ({source}) ≥ {threshold:,}{never}"
     return FlushDecision(True, why, tokens, window, threshold)
+
+
+def compaction_due(entry: Mapping[str, Any], policy: Policy, estimate: int | None) -> tuple[bool, str]:
+    """Whether the context exceeds `contextTokens − reserve_tokens`."""
+    window = _int(entry.get("contextTokens")) or policy.context_window
+    limit = max(0, window - policy.reserve_tokens)
+    tokens, estimated = session_tokens(entry, estimate)
+    counted = "estimated" if estimated else "totalTokens"
+    if tokens > limit:
+        return True, f"{tokens:,} tokens ({counted}) > {limit:,}"
+    return False, f"{tokens:,} tokens ({counted}), within {limit:,}"
+
+
+def cut_index(costs: Sequence[int], roles: Sequence[str], keep_recent_tokens: int) -> int:
+    """Where compaction cuts a branch of messages: the first message kept, so that the kept
+    ones hold about `keep_recent_tokens` (at least the last message), and a tool result is
+    never kept without the call that asked for it."""
+    total = 0
+    i = len(costs)
+    while i > 0 and (total == 0 or total + costs[i - 1] <= keep_recent_tokens):
+        total += costs[i - 1]
+        i -= 1
+    while 0 < i < len(roles) and roles[i] == "toolResult":
+        i -= 1  # keep the call with its result
+    return i

@@ -1,0 +1,58 @@
+"""`memcli compact`: a session's older turns replaced by a summary entry, as OpenClaw does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memcli.cli.common import output, runtime
+from memcli.compact import compact as compact_sessions
+
+
+def compact(
+    ctx: typer.Context,
+    session: Annotated[str | None, typer.Option("--session", help="Only this session key.")] = None,
+    sessions: Annotated[
+        Path | None,
+        typer.Option("--sessions", help="The session store (default: <workspace>/sessions.json)."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Compact even sessions within their window.")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would happen; write nothing.")] = False,
+    keep_recent_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--keep-recent-tokens", min=1, help="Tokens of recent turns kept verbatim (default 20000)."
+        ),
+    ] = None,
+) -> None:
+    """Compact sessions whose context exceeds contextTokens - reserve_tokens.
+
+    A flush that is due runs first. The most recent turns (keep_recent_tokens) stay; a tool
+    call is never cut from its result. The older turns are summarised with the
+    compaction-summary template (merging the previous summary) into a compaction entry
+    appended to the transcript under its lock; compactionCount goes up and totalTokens
+    becomes the new estimate. The transcript's existing lines are never rewritten.
+    """
+    run = runtime(ctx)
+    out = output(ctx)
+    keep = keep_recent_tokens or run.policy.keep_recent_tokens
+    results = compact_sessions(run, session, sessions, force, dry_run, keep)
+    if out.json_mode:
+        out.json({"dry_run": dry_run, "sessions": [r.to_json() for r in results]})
+        return
+    for r in results:
+        if not r.due or r.entry is None:
+            out.line(f"{r.key}: not compacted — {r.why}")
+            continue
+        verb = "would compact" if dry_run else "compacted"
+        out.line(
+            f"{r.key}: {verb} — {r.why}; {r.summarised} message(s) summarised, {r.kept} kept from "
+            f"{r.entry['firstKeptEntryId']}; {r.tokens_before:,} -> {r.tokens_after:,} tokens"
+        )
+        if r.flushed is not None and r.flushed.items:
+            verb = "would flush" if dry_run else "flushed"
+            out.line(f"  {verb} first: {len(r.flushed.items)} item(s) to {r.flushed.note or 'today’s note'}")
