@@ -189,3 +189,61 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
     else:
         update_store(store, run.root, change, wait=run.policy.lock_timeout_seconds)
     return outcome[0]
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    key: str
+    decision: FlushDecision
+    last_flush: str | None  # local time of memoryFlushAt
+    compactions: int
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.decision
+        return {
+            "session": self.key,
+            "tokens": d.tokens,
+            "window": d.window,
+            "flush_threshold": d.threshold,
+            "due": d.due,
+            "why": d.why,
+            "last_flush": self.last_flush,
+            "compactions": self.compactions,
+        }
+
+
+def overview(run: Runtime) -> tuple[list[SessionRow], list[str]]:
+    """Each session of the workspace's store with its flush decision, read only: a
+    transcript is read only when its token count must be estimated. Problems are returned,
+    not raised (status must still show the rest)."""
+    rows: list[SessionRow] = []
+    problems: list[str] = []
+    now_ms = int(run.now.timestamp() * 1000)
+    read_only = not os.access(run.root, os.W_OK)
+    try:
+        stores = find_stores(run.root)
+        for found in stores:
+            for key, entry in read_store(found.path, run.root).items():
+                if not isinstance(entry, dict):
+                    continue
+                path = transcript_path(found.path, entry)
+                size = path.stat().st_size if path is not None else None
+                estimate = None
+                fresh = entry.get("totalTokensFresh") is not False and isinstance(
+                    entry.get("totalTokens"), int
+                )
+                if path is not None and not fresh:
+                    estimate = transcript_tokens(read_transcript(path, run.root).context())
+                decision = flush_decision(
+                    key, entry, run.policy, now_ms, size, estimate, read_only, COOLDOWN_MINUTES
+                )
+                flushed = entry.get("memoryFlushAt")
+                when = None
+                if isinstance(flushed, int) and not isinstance(flushed, bool):
+                    stamp = datetime.fromtimestamp(flushed / 1000, tz=run.now.tzinfo)
+                    when = stamp.astimezone(run.tz).strftime("%Y-%m-%d %H:%M")
+                count = entry.get("compactionCount")
+                rows.append(SessionRow(key, decision, when, count if isinstance(count, int) else 0))
+    except DataError as exc:
+        problems.append(exc.one_line())
+    return rows, problems

@@ -110,3 +110,27 @@ def test_a_broken_store_is_refused(cli: Invoke, sample: Path) -> None:
     result = cli("-w", str(sample), "--now", NOW, "flush")
     assert result.exit_code == 3 and "not valid JSON" in result.stderr
     assert not (sample / TODAY).exists() or "Flushed" not in (sample / TODAY).read_text(encoding="utf-8")
+
+
+def test_status_shows_each_session_and_whether_a_flush_is_due(cli: Invoke, sample: Path) -> None:
+    report = as_json(cli("--json", "-w", str(sample), "--now", NOW, "status"))
+    rows = {r["session"]: r for r in report["sessions"]}
+    main = rows[MAIN]
+    assert (main["tokens"], main["window"], main["flush_threshold"], main["compactions"]) == (
+        181_200,
+        200_000,
+        176_000,
+        2,
+    )
+    assert (
+        main["due"] and "new compaction cycle 2" in main["why"] and main["last_flush"] == "2026-10-30 09:12"
+    )
+    assert (
+        not rows["agent:main:telegram:direct:5550123"]["due"]
+        and rows["agent:main:telegram:direct:5550123"]["last_flush"] is None
+    )
+    cron = next(r for k, r in rows.items() if ":cron:" in k)
+    assert "cron" in cron["why"] and not cron["due"]
+    (sample / "sessions.json").write_text("{ broken", encoding="utf-8")
+    broken = as_json(cli("--json", "-w", str(sample), "--now", NOW, "status"))
+    assert broken["sessions"] == [] and "not valid JSON" in broken["session_problems"][0]

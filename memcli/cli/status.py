@@ -9,6 +9,7 @@ import typer
 from memcli.cli.common import output, runtime
 from memcli.core.inventory import core_budget, tally_by_role
 from memcli.core.roles import Role
+from memcli.flush import overview
 from memcli.workspace.snapshot import take_snapshot
 
 
@@ -22,6 +23,7 @@ def status(ctx: typer.Context) -> None:
     core = next((p for p in snap.files if p.file.role is Role.CORE), None)
     budget = core_budget(core.file, core.doc, run.policy.core_max_chars) if core else None
     bootstrap = [p for p in snap.files if p.file.role is Role.BOOTSTRAP]
+    sessions, problems = overview(run)
 
     if out.json_mode:
         data: dict[str, Any] = {
@@ -46,6 +48,8 @@ def status(ctx: typer.Context) -> None:
             "bootstrap": [{"file": p.file.rel, "chars": p.chars} for p in bootstrap],
             "bad_names": [{"file": b.rel, "reason": b.reason} for b in snap.layout.bad_names],
             "temp_files": list(snap.layout.temp_files),
+            "sessions": [r.to_json() for r in sessions],
+            "session_problems": problems,
         }
         out.json(data)
         return
@@ -67,6 +71,23 @@ def status(ctx: typer.Context) -> None:
             f"{budget.file}  {budget.chars:,} / {budget.limit:,} chars ({budget.used:.0%}), "
             f"~{budget.tokens:,} tokens, {state}"
         )
+    if sessions or problems:
+        out.line("")
+        rows = [
+            [
+                r.key,
+                f"{r.decision.tokens:,}",
+                f"{r.decision.window:,}",
+                f"{r.decision.threshold:,}",
+                ("due: " if r.decision.due else "no: ") + r.decision.why,
+                r.last_flush or "never",
+                str(r.compactions),
+            ]
+            for r in sessions
+        ]
+        out.table(["session", "tokens", "window", "flush at", "flush due", "last flush", "compactions"], rows)
+        for problem in problems:
+            out.line(f"sessions: {problem}")
     if snap.layout.bad_names:
         out.line("")
         out.line(f"{len(snap.layout.bad_names)} file name(s) that are not valid daily-note names:")
