@@ -24,7 +24,7 @@ from memcli.core.summarize import Item, message_items, transcript_tokens
 from memcli.errors import DataError
 from memcli.runtime import Runtime
 from memcli.workspace.notes import add_entry
-from memcli.workspace.session_store import find_stores, update_store
+from memcli.workspace.session_store import LEGACY_WHY, find_stores, state_dir, update_store
 from memcli.workspace.snapshot import take_snapshot
 from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
 
@@ -127,14 +127,22 @@ def flush(
     dry_run: bool = False,
 ) -> list[Flushed]:
     results: list[Flushed] = []
-    for found in find_stores(run.root, store):
+    for found in find_stores(run.root, store, state_dir()):
         sessions = read_store(found.path, run.root)
         if key is not None and key not in sessions:
+            if store is None:
+                continue  # another store may hold it
             known = ", ".join(list(sessions)[:8]) or "none"
             raise DataError(f"no session {key!r} in {found.path.name}", f"sessions: {known}")
         for name in [key] if key is not None else list(sessions):
-            if isinstance(sessions[name], dict):
-                results.append(flush_one(run, found.path, name, force, dry_run))
+            if not isinstance(sessions[name], dict):
+                continue
+            if found.legacy:
+                results.append(Flushed(str(found.path), name, FlushDecision(False, LEGACY_WHY, 0, 0, 0)))
+                continue
+            results.append(flush_one(run, found.path, name, force, dry_run))
+    if key is not None and not results:
+        raise DataError(f"no session {key!r} in any session store", "list them with `memcli status`")
     return results
 
 
@@ -221,7 +229,7 @@ def overview(run: Runtime) -> tuple[list[SessionRow], list[str]]:
     now_ms = int(run.now.timestamp() * 1000)
     read_only = not os.access(run.root, os.W_OK)
     try:
-        stores = find_stores(run.root)
+        stores = find_stores(run.root, None, state_dir())
         for found in stores:
             for key, entry in read_store(found.path, run.root).items():
                 if not isinstance(entry, dict):

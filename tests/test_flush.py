@@ -8,6 +8,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
+import pytest
+
 from conftest import NOW, Invoke, as_json
 
 MAIN = "agent:main:main"
@@ -134,3 +136,34 @@ def test_status_shows_each_session_and_whether_a_flush_is_due(cli: Invoke, sampl
     (sample / "sessions.json").write_text("{ broken", encoding="utf-8")
     broken = as_json(cli("--json", "-w", str(sample), "--now", NOW, "status"))
     assert broken["sessions"] == [] and "not valid JSON" in broken["session_problems"][0]
+
+
+def test_openclaws_state_folder_is_searched_and_a_legacy_store_never_written(
+    cli: Invoke, sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "openclaw"
+    for agent, legacy in (("work", False), ("old", True)):
+        folder = state / "agents" / agent / "sessions"
+        folder.mkdir(parents=True)
+        (folder / "s9.jsonl").write_text(
+            (sample / "sessions" / "557162e6-8f6b-408f-b841-b47d8b9a3652.jsonl").read_text()
+        )
+        store = {
+            f"agent:{agent}:main": {"sessionId": "s9", "sessionFile": "s9.jsonl", "totalTokens": 190_000}
+        }
+        (folder / "sessions.json").write_text(json.dumps(store, indent=2))
+        if legacy:
+            (state / "agents" / agent / "agent").mkdir()
+            (state / "agents" / agent / "agent" / "openclaw-agent.sqlite").write_bytes(b"SQLite format 3\x00")
+    legacy_before = (state / "agents/old/sessions/sessions.json").read_bytes()
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+    rows = by_key(flush(cli, sample))
+    assert rows["agent:work:main"]["recorded"] and "never flushed" in str(rows["agent:work:main"]["why"])
+    assert not rows["agent:old:main"]["due"] and "legacy store" in str(rows["agent:old:main"]["why"])
+    assert (state / "agents/old/sessions/sessions.json").read_bytes() == legacy_before
+    assert (
+        json.loads((state / "agents/work/sessions/sessions.json").read_text())["agent:work:main"][
+            "memoryFlushAt"
+        ]
+        == NOW_MS
+    )

@@ -15,7 +15,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,16 @@ def find_stores(root: Path, named: Path | None = None, state_dir: Path | None = 
     if state_dir is not None and (state_dir / "agents").is_dir():
         found += sorted((state_dir / "agents").glob(f"*/sessions/{STORE_NAME}"))
     return [Store(p, _legacy(p)) for p in found]
+
+
+def state_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
+    """OpenClaw's state folder when OPENCLAW_STATE_DIR names one (memcli does not go looking
+    in the home folder on its own)."""
+    named = environ.get("OPENCLAW_STATE_DIR")
+    return Path(named).expanduser() if named else None
+
+
+LEGACY_WHY = "legacy store: OpenClaw 2026.8+ keeps sessions in its SQLite database; not written"
 
 
 def _legacy(store: Path) -> bool:
