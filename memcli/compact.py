@@ -125,6 +125,7 @@ def _compact_one(
         "en",
         transcript.previous_summary,
         run.rules,
+        shrink=False,
     )
     summary = render_template(
         find_template("compaction-summary", run.root, run.policy.templates_dir), digest.context()

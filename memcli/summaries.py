@@ -123,7 +123,7 @@ def summarize_notes(
 def summarize_session(
     run: Runtime, key: str, store: Path | None, template: str | None, budget: int, command: str
 ) -> Summary:
-    """One session's transcript, summarised (merging the summary of its last compaction)."""
+    """One session's transcript, every turn of it, summarised."""
     session = find_session(run.root, key, store)
     if session.transcript is None:
         raise DataError(f"session {key!r} has no transcript file", "nothing to summarise")
@@ -139,7 +139,7 @@ def summarize_session(
         run.now_local,
         budget,
         run.policy.summary_language,
-        transcript.previous_summary,
+        None,  # every turn is read, those before a compaction too: its summary adds nothing
         run.rules,
     )
     summary = _finish(run, digest, template or "session-summary", command)

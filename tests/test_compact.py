@@ -129,3 +129,35 @@ def test_the_cut_keeps_recent_turns_and_never_strands_a_tool_result(
         assert roles[cut] != "toolResult"
         # without the tool-call rule the cut would be here or later: kept tokens stay near the budget
         assert sum(costs[cut:]) > 0
+
+
+def test_the_compaction_summary_carries_the_earlier_one_forward(cli: Invoke, sample: Path) -> None:
+    compact(cli, sample, "--session", MAIN, "--keep-recent-tokens", "400")
+    entry = json.loads((sample / TRANSCRIPT).read_text(encoding="utf-8").splitlines()[-1])
+    summary = entry["summary"]
+    goal = summary.split("## Goal\n", 1)[1].split("\n## ", 1)[0]
+    assert "Finish the job queue design doc" in goal  # the earlier summary's goal, not a later question
+    decisions = summary.split("## Key Decisions\n", 1)[1].split("\n## ", 1)[0]
+    assert "定了：we will use Redis for the job queue" in decisions
+    done = summary.split("### Done\n", 1)[1].split("\n### ", 1)[0]
+    assert "Compared Redis + BullMQ with RabbitMQ in a table." in done  # "[x] …" of the earlier one
+
+
+def test_previous_items_take_the_class_of_their_heading() -> None:
+    from memcli.core.summarize import previous_items
+
+    items = previous_items(
+        "## Goal\n1. Ship v3.1\n## Constraints & Preferences\n- pnpm only\n## Progress\n"
+        "### Done\n- [x] draft\n"
+        "- [ ] review\n### Blocked\n- (none)\n## Key Decisions\n- Redis\n## Next Steps\n- prototype\n"
+        "## Critical Context\n- port 6379\n"
+    )
+    assert [(i.kind, i.text) for i in items] == [
+        ("goal", "Ship v3.1"),
+        ("preference", "pnpm only"),
+        ("done", "draft"),
+        ("pending", "review"),
+        ("decision", "Redis"),
+        ("pending", "prototype"),
+        ("other", "port 6379"),
+    ]

@@ -312,6 +312,57 @@ def _is_question(text: str) -> bool:
     return text.rstrip().endswith(("?", "？"))
 
 
+# A previous summary's headings (OpenClaw's layout, the seed's, ours) -> the class of their items.
+_PREVIOUS_SECTIONS = (
+    ("goal", "goal"),
+    ("核心目标", "goal"),
+    ("constraints", "preference"),
+    ("preference", "preference"),
+    ("偏好", "preference"),
+    ("in progress", "pending"),
+    ("blocked", "pending"),
+    ("next steps", "pending"),
+    ("待解决", "pending"),
+    ("open items", "pending"),
+    ("done", "done"),
+    ("已完成", "done"),
+    ("decision", "decision"),
+    ("决策", "decision"),
+    ("environment", "environment"),
+    ("环境", "environment"),
+    ("knowledge", "knowledge"),
+    ("学到", "knowledge"),
+)
+_BOX = re.compile(r"^\[([ xX])\]\s*")
+PREVIOUS_RANK = 100.0  # what an earlier compaction kept stays: its turns are gone
+
+
+def previous_items(summary: str | None) -> list[Item]:
+    """The bullet lines of an earlier summary, each in the class its heading says, placed
+    before the turns that followed it."""
+    items: list[Item] = []
+    kind = "other"
+    for line in (summary or "").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            title = stripped.lstrip("#").strip().casefold()
+            kind = next((k for cue, k in _PREVIOUS_SECTIONS if cue in title), "other")
+            continue
+        bullet = _NESTED_MARK.match(stripped)
+        if bullet is None:
+            continue
+        text = stripped[bullet.end() :].strip()
+        if not text or text == "(none)":
+            continue
+        box = _BOX.match(text)
+        item_kind = kind
+        if box is not None:
+            item_kind = "done" if box.group(1) in "xX" else "pending"
+            text = text[box.end() :]
+        items.append(Item(item_kind, text, PREVIOUS_RANK, -100_000 + len(items), "previous summary"))
+    return items
+
+
 def message_items(messages: Sequence[Message], rules: Rules = DEFAULT_RULES) -> list[Item]:
     """Items of a conversation, ranked by score (later turns a little higher: they are
     what the conversation came to). Tables, questions, offers, acknowledgements and
@@ -449,12 +500,21 @@ def digest_of_session(
     language: str = "",
     previous: str | None = None,
     rules: Rules = DEFAULT_RULES,
+    shrink: bool = True,
 ) -> Digest:
+    """A summary of a conversation. With `shrink`, at most a fifth of it (`session_budget`);
+    a compaction, which carries the earlier summary forward, takes the whole budget."""
     read, written = touched_files(messages)
     said = [m.text for m in messages if m.role in ("user", "assistant")]
     tokens_in = transcript_tokens(messages)
-    budget = session_budget(budget, tokens_in)
+    if shrink:
+        budget = session_budget(budget, tokens_in)
+    earlier = previous_items(previous)
     items = message_items(messages, rules)
+    if earlier:  # the session's goal is the earlier summary's, not the first turn kept after it
+        goals = {i.text for i in earlier if i.kind == "goal"}
+        items = [replace(i, kind="other") if i.kind == "goal" and goals else i for i in items]
+    items = earlier + items
     return Digest(
         kind,
         period,
