@@ -1,0 +1,108 @@
+"""Recall (SPEC §10): how texts are cut into index terms, and how hits are ranked.
+
+Terms: words of other scripts as they are (lower-cased, NFKC), and every Chinese,
+Japanese or Korean character both alone and paired with the next one, so that a
+one-character query (会) and a two-character word (周会) are both found. SQLite's own
+trigram tokenizer cannot match a query shorter than three characters, which is most
+Chinese words; this is why the index stores these terms instead.
+
+Ranking: relevance (bm25) × decay (evergreen files and pinned entries exempt) ×
+importance, then maximal marginal relevance (λ 0.7), so that one fact said ten times
+takes one slot.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memcli.core.tokens import CJK_RANGES
+
+_RUN = re.compile(f"[{CJK_RANGES}]+|[^\\W_{CJK_RANGES}]+", re.UNICODE)
+_CJK = re.compile(f"[{CJK_RANGES}]")
+MMR_LAMBDA = 0.7
+SNIPPET_CHARS = 700
+
+
+def _fold(text: str) -> str:
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text.casefold()
+
+
+def index_terms(text: str) -> str:
+    """The terms an entry is indexed under, space-separated."""
+    out: list[str] = []
+    for run in _RUN.findall(_fold(text)):
+        if _CJK.match(run):
+            out.extend(run)
+            out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            out.append(run)
+    return " ".join(out)
+
+
+def query_terms(query: str) -> list[str]:
+    """The terms a query needs, all of them: a Chinese run as its pairs (or one character),
+    other words as they are."""
+    terms: list[str] = []
+    for run in _RUN.findall(_fold(query)):
+        if _CJK.match(run) and len(run) > 1:
+            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            terms.append(run)
+    return list(dict.fromkeys(terms))
+
+
+def fts_query(query: str) -> str | None:
+    """An FTS5 MATCH expression for the query (every term required), None when it has none."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    key: int
+    relevance: float  # higher is better (bm25, negated)
+    decay: float  # 0..1, 1 for evergreen
+    importance: float  # 0..10
+    text: str
+
+    @property
+    def base(self) -> float:
+        return self.relevance * self.decay * (1.0 + self.importance / 10.0)
+
+
+def mmr(
+    candidates: Sequence[Candidate],
+    limit: int,
+    similarity: Callable[[str, str], float],
+    lam: float = MMR_LAMBDA,
+) -> list[Candidate]:
+    """Pick `limit` candidates: each time the one whose score, less its likeness to those
+    already picked, is highest (scores scaled to 0..1 first)."""
+    if not candidates:
+        return []
+    top = max(c.base for c in candidates) or 1.0
+    pool = list(candidates)
+    picked: list[Candidate] = []
+    while pool and len(picked) < limit:
+        best = max(
+            pool,
+            key=lambda c: (
+                lam * c.base / top
+                - (1 - lam) * max((similarity(c.text, p.text) for p in picked), default=0.0),
+                -c.key,
+            ),
+        )
+        picked.append(best)
+        pool.remove(best)
+    return picked
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

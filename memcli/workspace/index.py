@@ -1,0 +1,209 @@
+"""The full-text index of the workspace's entries (SPEC §10): SQLite FTS5 under .memcli/.
+
+Each entry is stored with its place and its terms (core.recall.index_terms: words, and
+CJK characters alone and in pairs), which FTS5's unicode61 tokenizer indexes as they
+are. The index follows the files: a file whose size and mtime are unchanged is not read;
+one that changed is re-read and, when its hash changed, re-indexed alone. A schema
+change rebuilds the index. It is memcli's cache, safe to delete at any time; in a
+read-only workspace it lives in memory for the one run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memcli.core.entries import parse
+from memcli.core.recall import fts_query, index_terms
+from memcli.core.roles import STATE_DIR, MemoryFile, Role
+from memcli.workspace.files import decode, display, read_state
+from memcli.workspace.layout import scan
+
+INDEX_NAME = "index.sqlite"
+SCHEMA = "3"  # bump when the tables or the terms change: the index is rebuilt
+INDEXED_ROLES = frozenset({Role.CORE, Role.DAILY, Role.DAILY_SLUG, Role.OTHER, Role.SUMMARY, Role.ARCHIVE})
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(
+    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, sha TEXT NOT NULL,
+    role TEXT NOT NULL, day TEXT, evergreen INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entries(
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+    text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
+CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Refresh:
+    read: int  # files read (their size or mtime changed)
+    indexed: tuple[str, ...]  # files (re)indexed: their bytes changed
+    removed: tuple[str, ...]  # files gone from the workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    id: int
+    path: str
+    line: int
+    end_line: int
+    text: str
+    day: str | None
+    importance: int | None
+    pinned: bool
+    evergreen: bool
+    bm25: float  # lower is better
+
+
+class Index:
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self.root = root
+        self.max_bytes = max_bytes
+        self.path = root / STATE_DIR / INDEX_NAME
+        self.db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        folder = self.path.parent
+        try:
+            if not _writable(self.root) or (folder.exists() and not _writable(folder)):
+                raise PermissionError(folder)  # read-only, even for root: keep the index in memory
+            folder.mkdir(exist_ok=True)
+            db = sqlite3.connect(self.path)
+            db.execute("PRAGMA journal_mode=WAL")
+        except (OSError, sqlite3.Error):
+            db = sqlite3.connect(":memory:")  # a read-only workspace: an index for this run
+        try:
+            version = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        except sqlite3.Error:
+            version = None
+        if version is None or version[0] != SCHEMA:
+            for table in ("terms", "entries", "files", "meta"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.executescript(_TABLES)
+            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
+            db.commit()
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def refresh(self) -> Refresh:
+        """Bring the index up to the files as they are now."""
+        layout = scan(self.root)
+        wanted = {f.rel: f for f in layout.files if f.role in INDEXED_ROLES}
+        known = {
+            row[0]: (row[1], row[2], row[3])
+            for row in self.db.execute("SELECT path, mtime_ns, size, sha FROM files")
+        }
+        read = 0
+        indexed: list[str] = []
+        with self.db:
+            for rel in sorted(known.keys() - wanted.keys()):
+                self._forget(rel)
+            for rel, file in sorted(wanted.items()):
+                try:
+                    st = os.stat(self.root / rel)
+                except FileNotFoundError:
+                    continue
+                old = known.get(rel)
+                if old is not None and old[0] == st.st_mtime_ns and old[1] == st.st_size:
+                    continue
+                read += 1
+                state = read_state(self.root / rel, self.root, self.max_bytes)
+                sha = hashlib.sha256(state.data).hexdigest()
+                if old is not None and old[2] == sha:
+                    self.db.execute(
+                        "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
+                        (st.st_mtime_ns, st.st_size, rel),
+                    )
+                    continue
+                self._forget(rel)
+                self._add(file, decode(state.data, display(self.root / rel, self.root)), st, sha)
+                indexed.append(rel)
+        return Refresh(read, tuple(indexed), tuple(sorted(known.keys() - wanted.keys())))
+
+    def _forget(self, rel: str) -> None:
+        ids = [row[0] for row in self.db.execute("SELECT id FROM entries WHERE path = ?", (rel,))]
+        self.db.executemany("DELETE FROM terms WHERE rowid = ?", ((i,) for i in ids))
+        self.db.execute("DELETE FROM entries WHERE path = ?", (rel,))
+        self.db.execute("DELETE FROM files WHERE path = ?", (rel,))
+
+    def _add(self, file: MemoryFile, text: str, st: os.stat_result, sha: str) -> None:
+        day = file.date.isoformat() if file.date else None
+        self.db.execute(
+            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (file.rel, st.st_mtime_ns, st.st_size, sha, file.role.value, day, int(file.evergreen)),
+        )
+        for entry in parse(text, file.rel, file.date).entries:
+            cursor = self.db.execute(
+                "INSERT INTO entries(path, line, end_line, text, day, importance, pinned)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    file.rel,
+                    entry.first_line,
+                    entry.last_line,
+                    entry.text,
+                    entry.date.isoformat() if entry.date else day,
+                    entry.importance,
+                    int(entry.pinned),
+                ),
+            )
+            self.db.execute(
+                "INSERT INTO terms(rowid, words) VALUES (?, ?)", (cursor.lastrowid, index_terms(entry.text))
+            )
+
+    def search(self, query: str, limit: int = 200) -> list[Hit]:
+        """Entries holding every term of the query, best bm25 first."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        rows = self.db.execute(
+            """
+            SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,
+                   bm25(terms)
+            FROM terms JOIN entries e ON e.id = terms.rowid JOIN files f ON f.path = e.path
+            WHERE terms MATCH ? ORDER BY bm25(terms) LIMIT ?
+            """,
+            (match, limit),
+        )
+        return [
+            Hit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), bool(r[8]), float(r[9])) for r in rows
+        ]
+
+    def entries(self, paths: Iterable[str]) -> list[Hit]:
+        out: list[Hit] = []
+        for rel in paths:
+            rows = self.db.execute(
+                "SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen "
+                "FROM entries e JOIN files f ON f.path = e.path WHERE e.path = ? ORDER BY e.line",
+                (rel,),
+            )
+            out += [Hit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), bool(r[8]), 0.0) for r in rows]
+        return out
+
+
+def _writable(folder: Path) -> bool:
+    mode = stat.S_IMODE(os.stat(folder).st_mode)
+    return bool(mode & 0o222) and os.access(folder, os.W_OK)
+
+
+def remove_index(root: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(root / STATE_DIR / (INDEX_NAME + suffix))
