@@ -3,13 +3,13 @@ importance and diversified (core.recall)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
 
 from memcli.core.decay import age_days, decay_factor
-from memcli.core.recall import Candidate, mmr, snippet
-from memcli.core.scoring import score_text
+from memcli.core.recall import PREFERENCE_TITLE, Candidate, Piece, assemble, clean, mmr, snippet
 from memcli.core.similarity import normalise
+from memcli.core.tokens import estimate_tokens
 from memcli.runtime import Runtime
 from memcli.workspace.index import Hit, Index, Refresh
 
@@ -53,7 +53,7 @@ def rank(run: Runtime, hits: list[Hit], limit: int) -> list[Found]:
         decay = (
             1.0 if evergreen else decay_factor(age_days(day, None, run.now_local), run.policy.half_life_days)
         )
-        importance = float(h.importance) if h.importance is not None else score_text(h.text, run.rules).score
+        importance = h.score
         candidates.append(Candidate(h.id, max(1e-6, -h.bm25), decay, max(0.0, importance), h.text))
     return [Found(by_id[c.key], c.base) for c in mmr(candidates, limit, _similar)]
 
@@ -63,3 +63,90 @@ def search(run: Runtime, query: str, limit: int) -> tuple[list[Found], Refresh]:
         refreshed = index.refresh()
         hits = index.search(query, CANDIDATES)
     return rank(run, hits, limit), refreshed
+
+
+# --- context --------------------------------------------------------------------------------
+
+RECALL_DAYS = 30  # without a query, recall draws on the notes of this many days
+RECALL_CANDIDATES = 200
+
+
+@dataclass(frozen=True)
+class Context:
+    text: str
+    tokens: int
+    budget: int
+    included: list[Piece]
+    left_out: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "tokens": self.tokens,
+            "budget": self.budget,
+            "included": [{"section": p.section, "from": p.source, "text": p.text} for p in self.included],
+            "left_out": self.left_out,
+        }
+
+
+def _piece(section: str, h: Hit, dated: bool = False) -> Piece:
+    return Piece(section, f"{h.path}:{h.line}", clean(h.text), h.day if dated else None)
+
+
+def build_context(run: Runtime, budget: int, query: str | None) -> Context:
+    """Core memory first (its preference sections first of all), then today's and
+    yesterday's notes, then the best-ranked recalled entries in time order."""
+    today = run.today
+    open_days = [(today - timedelta(days=n)).isoformat() for n in range(max(1, run.policy.open_days))]
+    with Index(run.root, run.policy.max_file_bytes) as index:
+        index.refresh()
+        core_rows = index.entries("f.role = 'core'")
+        core_pref = _preference_lines(run)
+        core = sorted(core_rows, key=lambda h: (h.line not in core_pref.get(h.path, set()), h.path, h.line))
+        marks = ",".join("?" * len(open_days))
+        recent = index.entries(
+            f"f.role IN ('daily', 'daily-with-slug') AND f.day IN ({marks})", tuple(open_days)
+        )
+        if query:
+            recalled_hits = index.search(query, CANDIDATES)
+        else:
+            since = (today - timedelta(days=RECALL_DAYS)).isoformat()
+            notes = "f.role IN ('daily', 'daily-with-slug', 'summary')"
+            recalled_hits = index.entries(
+                f"{notes} AND e.day >= ? AND e.day < ? AND e.score > 0", (since, min(open_days))
+            )
+    taken = {h.id for h in (*core, *recent)}
+    pool = [h for h in recalled_hits if h.id not in taken]
+    if not query:
+        pool = [replace(h, bm25=-1.0) for h in pool]
+    ranked = [f.hit for f in rank(run, pool, RECALL_CANDIDATES)]  # best first; printed in time order
+    text, included, left_out = assemble(
+        [
+            [_piece("core", h) for h in core],
+            [_piece("recent", h, dated=True) for h in sorted(recent, key=lambda h: (h.day or "", h.line))],
+            [_piece("recalled", h, dated=True) for h in ranked],
+        ],
+        budget,
+    )
+    return Context(text, estimate_tokens(text), budget, included, left_out)
+
+
+def _preference_lines(run: Runtime) -> dict[str, set[int]]:
+    """Lines of MEMORY.md under a heading about preferences."""
+    from memcli.workspace.files import read_text
+
+    out: dict[str, set[int]] = {}
+    for name in ("MEMORY.md", "memory.md"):
+        path = run.root / name
+        if not path.is_file():
+            continue
+        _, text = read_text(path, run.root, run.policy.max_file_bytes)
+        lines: set[int] = set()
+        inside = False
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.startswith("#"):
+                inside = bool(PREFERENCE_TITLE.search(line))
+            elif inside:
+                lines.add(number)
+        out[name] = lines
+    return out

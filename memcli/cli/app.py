@@ -93,6 +93,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Replace a session's older turns by a summary entry (flushing first), as OpenClaw does.",
     ),
     "search": ("memcli.cli.search", "search", "Ranked hits from the full-text index (Chinese and English)."),
+    "context": (
+        "memcli.cli.context",
+        "context",
+        "The memory to load at session start, within a token budget.",
+    ),
     "undo": ("memcli.cli.history", "undo", "Revert the last applied gc, restore or summarize."),
     "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
     "purge": (

@@ -106,3 +106,72 @@ def mmr(
 
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# --- context --------------------------------------------------------------------------------
+
+MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->|\s*<!-- importance: \d+ -->")
+SECTION_TITLES = {
+    "core": "## Core memory (MEMORY.md)",
+    "recent": "## Today and yesterday",
+    "recalled": "## Recalled",
+}
+PREFERENCE_TITLE = re.compile(r"prefer|偏好|喜好|习惯|风格|style", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    section: str  # core, recent, recalled
+    source: str  # path:line
+    text: str  # the entry, memcli's markers stripped
+    day: str | None = None
+
+
+def clean(text: str) -> str:
+    """An entry without memcli's own markers (they mean nothing to the agent)."""
+    return MARKER.sub("", text).rstrip()
+
+
+def assemble(sections: Sequence[Sequence[Piece]], budget: int) -> tuple[str, list[Piece], int]:
+    """Pieces chosen section by section in the order given (their priority), each while
+    the whole text stays within `budget` tokens; a piece that does not fit is left out and
+    counted, and smaller ones after it may still fit. Within a section the chosen pieces
+    are then printed in time order (undated ones first, as given). Returns the text, the
+    pieces included and how many were left out."""
+    from memcli.core.tokens import estimate_tokens
+
+    used = 0
+    left_out = 0
+    chosen: list[list[Piece]] = []
+    for pieces in sections:
+        mine: list[Piece] = []
+        for piece in pieces:
+            head = "" if mine else ("\n" if used else "") + SECTION_TITLES[piece.section] + "\n\n"
+            cost = estimate_tokens(head + _line(piece) + "\n")
+            if used + cost > budget:
+                left_out += 1
+                continue
+            mine.append(piece)
+            used += cost
+        chosen.append(mine)
+    parts: list[str] = []
+    included: list[Piece] = []
+    for mine in chosen:
+        if not mine:
+            continue
+        ordered = sorted(mine, key=lambda p: p.day or "")  # stable: undated keep their order
+        parts.append(("\n" if parts else "") + SECTION_TITLES[ordered[0].section] + "\n\n")
+        parts.extend(_line(p) + "\n" for p in ordered)
+        included.extend(ordered)
+    return "".join(parts), included, left_out
+
+
+def _line(piece: Piece) -> str:
+    return piece.text if piece.day is None else _dated(piece.text, piece.day)
+
+
+def _dated(text: str, day: str) -> str:
+    first, _, rest = text.partition("\n")
+    m = re.match(r"(\s*(?:[-+*]|\d{1,9}[.)])\s+)", first)
+    lead, body = (m.group(1), first[m.end() :]) if m else ("- ", first)
+    return f"{lead}({day}) {body}" + ("\n" + rest if rest else "")

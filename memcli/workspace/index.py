@@ -15,18 +15,18 @@ import hashlib
 import os
 import sqlite3
 import stat
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from memcli.core.entries import parse
 from memcli.core.recall import fts_query, index_terms
 from memcli.core.roles import STATE_DIR, MemoryFile, Role
+from memcli.core.scoring import score_text
 from memcli.workspace.files import decode, display, read_state
 from memcli.workspace.layout import scan
 
 INDEX_NAME = "index.sqlite"
-SCHEMA = "3"  # bump when the tables or the terms change: the index is rebuilt
+SCHEMA = "4"  # bump when the tables or the terms change: the index is rebuilt
 INDEXED_ROLES = frozenset({Role.CORE, Role.DAILY, Role.DAILY_SLUG, Role.OTHER, Role.SUMMARY, Role.ARCHIVE})
 
 _TABLES = """
@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS files(
 );
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-    text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL
+    text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL, score REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
@@ -63,6 +63,7 @@ class Hit:
     pinned: bool
     evergreen: bool
     bm25: float  # lower is better
+    score: float = 0.0  # importance 0..10 (the scoring rules, or the entry's marker)
 
 
 class Index:
@@ -152,8 +153,8 @@ class Index:
         )
         for entry in parse(text, file.rel, file.date).entries:
             cursor = self.db.execute(
-                "INSERT INTO entries(path, line, end_line, text, day, importance, pinned)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO entries(path, line, end_line, text, day, importance, pinned, score)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     file.rel,
                     entry.first_line,
@@ -162,6 +163,7 @@ class Index:
                     entry.date.isoformat() if entry.date else day,
                     entry.importance,
                     int(entry.pinned),
+                    float(entry.importance) if entry.importance is not None else score_text(entry.text).score,
                 ),
             )
             self.db.execute(
@@ -176,7 +178,7 @@ class Index:
         rows = self.db.execute(
             """
             SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,
-                   bm25(terms)
+                   bm25(terms), e.score
             FROM terms JOIN entries e ON e.id = terms.rowid JOIN files f ON f.path = e.path
             WHERE terms MATCH ? ORDER BY bm25(terms) LIMIT ?
             """,
@@ -186,16 +188,35 @@ class Index:
             Hit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), bool(r[8]), float(r[9])) for r in rows
         ]
 
-    def entries(self, paths: Iterable[str]) -> list[Hit]:
-        out: list[Hit] = []
-        for rel in paths:
-            rows = self.db.execute(
-                "SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen "
-                "FROM entries e JOIN files f ON f.path = e.path WHERE e.path = ? ORDER BY e.line",
-                (rel,),
-            )
-            out += [Hit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), bool(r[8]), 0.0) for r in rows]
-        return out
+    def entries(self, where: str = "1", args: tuple[object, ...] = ()) -> list[Hit]:
+        """Entries matching an SQL condition on `e` (entries) and `f` (files), in file order."""
+        rows = self.db.execute(
+            "SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,"
+            " 0.0, e.score FROM entries e JOIN files f ON f.path = e.path"
+            f" WHERE {where} ORDER BY e.path, e.line",
+            args,
+        )
+        return [_hit(r) for r in rows]
+
+    def role_of(self, rel: str) -> str | None:
+        row = self.db.execute("SELECT role FROM files WHERE path = ?", (rel,)).fetchone()
+        return str(row[0]) if row else None
+
+
+def _hit(r: tuple[object, ...]) -> Hit:
+    return Hit(
+        int(r[0]),  # type: ignore[call-overload]
+        str(r[1]),
+        int(r[2]),  # type: ignore[call-overload]
+        int(r[3]),  # type: ignore[call-overload]
+        str(r[4]),
+        str(r[5]) if r[5] is not None else None,
+        int(r[6]) if r[6] is not None else None,  # type: ignore[call-overload]
+        bool(r[7]),
+        bool(r[8]),
+        float(r[9]),  # type: ignore[arg-type]
+        float(r[10]),  # type: ignore[arg-type]
+    )
 
 
 def _writable(folder: Path) -> bool:
