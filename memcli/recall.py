@@ -3,6 +3,7 @@ importance and diversified (core.recall)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
@@ -31,10 +32,15 @@ class Found:
         }
 
 
+@functools.lru_cache(maxsize=4096)
+def _normal(text: str) -> str:
+    return normalise(text)
+
+
 def _similar(a: str, b: str) -> float:
     from rapidfuzz.fuzz import ratio
 
-    return ratio(normalise(a), normalise(b)) / 100.0
+    return ratio(_normal(a), _normal(b)) / 100.0
 
 
 def rank(run: Runtime, hits: list[Hit], limit: int) -> list[Found]:
@@ -68,7 +74,7 @@ def search(run: Runtime, query: str, limit: int) -> tuple[list[Found], Refresh]:
 # --- context --------------------------------------------------------------------------------
 
 RECALL_DAYS = 30  # without a query, recall draws on the notes of this many days
-RECALL_CANDIDATES = 200
+RECALL_CANDIDATES = 40  # MMR is quadratic in what it picks: the best 40 are plenty
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,8 @@ def build_context(run: Runtime, budget: int, query: str | None) -> Context:
             )
     taken = {h.id for h in (*core, *recent)}
     pool = [h for h in recalled_hits if h.id not in taken]
+    if not query:  # the most important first, before diversifying the best of them
+        pool = sorted(pool, key=lambda h: -h.score)[: RECALL_CANDIDATES * 3]
     if not query:
         pool = [replace(h, bm25=-1.0) for h in pool]
     ranked = [f.hit for f in rank(run, pool, RECALL_CANDIDATES)]  # best first; printed in time order
