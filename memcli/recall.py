@@ -1,5 +1,5 @@
-"""`search`: the index brought up to date, then hits ranked by relevance × decay ×
-importance and diversified (core.recall)."""
+"""`search` and `context`: the index brought up to date, hits ranked by relevance × decay ×
+importance and diversified (core.recall), and the text an agent loads at session start."""
 
 from __future__ import annotations
 
