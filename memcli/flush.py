@@ -192,7 +192,7 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
         )
         return True
 
-    if dry_run:
+    if dry_run or read_only:  # nothing will be written: no lock to take (nor to create)
         change(read_store(store, run.root))
     else:
         update_store(store, run.root, change, wait=run.policy.lock_timeout_seconds)
