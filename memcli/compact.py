@@ -26,9 +26,9 @@ from memcli.errors import DataError
 from memcli.flush import Flushed, flush_one
 from memcli.runtime import Runtime
 from memcli.workspace.files import append_bytes, newline_of
-from memcli.workspace.session_store import LEGACY_WHY, find_stores, state_dir, store_lock, update_store
+from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, update_store
 from memcli.workspace.templates import find_template, render_template
-from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
+from memcli.workspace.transcripts import read_transcript, transcript_path
 
 
 @dataclass(frozen=True)
@@ -72,25 +72,12 @@ def compact(
     dry_run: bool,
     keep_recent: int,
 ) -> list[Compacted]:
-    done: list[Compacted] = []
-    for found in find_stores(run.root, store, state_dir()):
-        sessions = read_store(found.path, run.root)
-        if key is not None and key not in sessions:
-            if store is None:
-                continue  # another store may hold it
-            known = ", ".join(list(sessions)[:8]) or "none"
-            raise DataError(f"no session {key!r} in {found.path.name}", f"sessions: {known}")
-        for name in [key] if key is not None else list(sessions):
-            entry = sessions[name]
-            if not isinstance(entry, dict):
-                continue
-            if found.legacy:
-                done.append(Compacted(name, False, LEGACY_WHY))
-                continue
-            done.append(_compact_one(run, found.path, name, entry, force, dry_run, keep_recent))
-    if key is not None and not done:
-        raise DataError(f"no session {key!r} in any session store", "list them with `memcli status`")
-    return done
+    return [
+        Compacted(name, False, LEGACY_WHY)
+        if found.legacy
+        else _compact_one(run, found.path, name, entry, force, dry_run, keep_recent)
+        for found, name, entry in sessions_of(run.root, key, store)
+    ]
 
 
 def _compact_one(

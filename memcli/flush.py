@@ -24,7 +24,7 @@ from memcli.core.summarize import Item, message_items, transcript_tokens
 from memcli.errors import DataError
 from memcli.runtime import Runtime
 from memcli.workspace.notes import add_entry
-from memcli.workspace.session_store import LEGACY_WHY, find_stores, state_dir, update_store
+from memcli.workspace.session_store import LEGACY_WHY, sessions_of, update_store
 from memcli.workspace.snapshot import take_snapshot
 from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
 
@@ -127,23 +127,28 @@ def flush(
     dry_run: bool = False,
 ) -> list[Flushed]:
     results: list[Flushed] = []
-    for found in find_stores(run.root, store, state_dir()):
-        sessions = read_store(found.path, run.root)
-        if key is not None and key not in sessions:
-            if store is None:
-                continue  # another store may hold it
-            known = ", ".join(list(sessions)[:8]) or "none"
-            raise DataError(f"no session {key!r} in {found.path.name}", f"sessions: {known}")
-        for name in [key] if key is not None else list(sessions):
-            if not isinstance(sessions[name], dict):
-                continue
-            if found.legacy:
-                results.append(Flushed(str(found.path), name, FlushDecision(False, LEGACY_WHY, 0, 0, 0)))
-                continue
+    for found, name, _ in sessions_of(run.root, key, store):
+        if found.legacy:
+            results.append(Flushed(str(found.path), name, FlushDecision(False, LEGACY_WHY, 0, 0, 0)))
+        else:
             results.append(flush_one(run, found.path, name, force, dry_run))
-    if key is not None and not results:
-        raise DataError(f"no session {key!r} in any session store", "list them with `memcli status`")
     return results
+
+
+def decide(
+    run: Runtime,
+    name: str,
+    entry: dict[str, Any],
+    transcript_file: Path | None,
+    transcript: Transcript | None,
+    now_ms: int,
+    read_only: bool,
+) -> FlushDecision:
+    """The flush decision for a session, its tokens estimated from the context the model
+    sees when the transcript was read (it is read only when totalTokens cannot be trusted)."""
+    size = transcript_file.stat().st_size if transcript_file is not None else None
+    estimate = transcript_tokens(transcript.context()) if transcript is not None else None
+    return flush_decision(name, entry, run.policy, now_ms, size, estimate, read_only, COOLDOWN_MINUTES)
 
 
 def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) -> Flushed:
@@ -159,11 +164,7 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
             return False
         path = transcript_path(store, entry)
         transcript = read_transcript(path, run.root) if path is not None else None
-        size = path.stat().st_size if path is not None else None
-        estimate = transcript_tokens(transcript.messages) if transcript is not None else None
-        decision = flush_decision(
-            name, entry, run.policy, now_ms, size, estimate, read_only, COOLDOWN_MINUTES
-        )
+        decision = decide(run, name, entry, path, transcript, now_ms, read_only)
         if force and not decision.due and not read_only:
             decision = replace(decision, due=True, why=f"--force ({decision.why})")
         if not decision.due or transcript is None:
@@ -229,29 +230,18 @@ def overview(run: Runtime) -> tuple[list[SessionRow], list[str]]:
     now_ms = int(run.now.timestamp() * 1000)
     read_only = not os.access(run.root, os.W_OK)
     try:
-        stores = find_stores(run.root, None, state_dir())
-        for found in stores:
-            for key, entry in read_store(found.path, run.root).items():
-                if not isinstance(entry, dict):
-                    continue
-                path = transcript_path(found.path, entry)
-                size = path.stat().st_size if path is not None else None
-                estimate = None
-                fresh = entry.get("totalTokensFresh") is not False and isinstance(
-                    entry.get("totalTokens"), int
-                )
-                if path is not None and not fresh:
-                    estimate = transcript_tokens(read_transcript(path, run.root).context())
-                decision = flush_decision(
-                    key, entry, run.policy, now_ms, size, estimate, read_only, COOLDOWN_MINUTES
-                )
-                flushed = entry.get("memoryFlushAt")
-                when = None
-                if isinstance(flushed, int) and not isinstance(flushed, bool):
-                    stamp = datetime.fromtimestamp(flushed / 1000, tz=run.now.tzinfo)
-                    when = stamp.astimezone(run.tz).strftime("%Y-%m-%d %H:%M")
-                count = entry.get("compactionCount")
-                rows.append(SessionRow(key, decision, when, count if isinstance(count, int) else 0))
+        for found, key, entry in sessions_of(run.root):
+            path = transcript_path(found.path, entry)
+            fresh = entry.get("totalTokensFresh") is not False and isinstance(entry.get("totalTokens"), int)
+            transcript = read_transcript(path, run.root) if path is not None and not fresh else None
+            decision = decide(run, key, entry, path, transcript, now_ms, read_only)
+            flushed = entry.get("memoryFlushAt")
+            when = None
+            if isinstance(flushed, int) and not isinstance(flushed, bool):
+                stamp = datetime.fromtimestamp(flushed / 1000, tz=run.now.tzinfo)
+                when = stamp.astimezone(run.tz).strftime("%Y-%m-%d %H:%M")
+            count = entry.get("compactionCount")
+            rows.append(SessionRow(key, decision, when, count if isinstance(count, int) else 0))
     except DataError as exc:
         problems.append(exc.one_line())
     return rows, problems

@@ -575,21 +575,7 @@ class _Planner:
             self.core_chars -= len(old.entry.text) + 1
         marker = f"<!-- memcli: superseded {self.today} by {place(new.entry)} ({new.entry.id}) -->"
         self.superseded_add.append(promoted_text(old.entry).rstrip("\n") + f" {marker}\n")
-        self.actions.append(
-            Action(
-                "supersede",
-                reason,
-                text=old.entry.text,
-                source=place(old.entry),
-                to=SUPERSEDED,
-                by=place(new.entry),
-                id=old.entry.id,
-                score=old.scored.score,
-            )
-        )
-        self.events.append(
-            Event("supersede", old.entry.id, old.entry.text, place(old.entry), SUPERSEDED, reason)
-        )
+        self.record("supersede", old, reason, to=SUPERSEDED, by=place(new.entry))
         if f.role is Role.CORE and new.role in SOURCE_ROLES and not self.in_core_group(n):
             self.promote(n, f"replaces the MEMORY.md entry {place(old.entry)}", category(old))
 
@@ -603,20 +589,7 @@ class _Planner:
                 self.removed[a.entry.file].append(a.entry)
                 reason = f"noise: {a.scored.reasons[0].cue!r}" if a.scored.reasons else "noise"
                 self.trash.append(Trashed(a.entry.id, a.entry.text, place(a.entry), reason, "drop"))
-                self.actions.append(
-                    Action(
-                        "drop",
-                        reason,
-                        text=a.entry.text,
-                        source=place(a.entry),
-                        to=".memcli/trash",
-                        id=a.entry.id,
-                        score=a.scored.score,
-                    )
-                )
-                self.events.append(
-                    Event("drop", a.entry.id, a.entry.text, place(a.entry), ".memcli/trash", reason)
-                )
+                self.record("drop", a, reason, to=".memcli/trash")
 
     def in_core_group(self, i: int) -> bool:
         a = self.analysis.assessed[i]
@@ -638,18 +611,7 @@ class _Planner:
         self.core_chars -= len(a.entry.text) + 1
         marker = f"<!-- memcli: demoted {self.today} from MEMORY.md ({a.entry.id}) -->"
         self.cold_add.append(promoted_text(a.entry).rstrip("\n") + f" {marker}\n")
-        self.actions.append(
-            Action(
-                "demote",
-                reason,
-                text=a.entry.text,
-                source=place(a.entry),
-                to=COLD,
-                id=a.entry.id,
-                score=a.scored.score,
-            )
-        )
-        self.events.append(Event("demote", a.entry.id, a.entry.text, place(a.entry), COLD, reason))
+        self.record("demote", a, reason, to=COLD)
 
     def promotable(self, i: int) -> str | None:
         """Why this entry should go to MEMORY.md, or None."""
@@ -717,22 +679,7 @@ class _Planner:
                 self.gone.add(i)
                 self.promotions.append((category(a), bullet))
                 reason = f"mentioned again on {again[0].entry.date} after its demotion on {since}"
-                self.actions.append(
-                    Action(
-                        "promote",
-                        reason,
-                        text=a.entry.text,
-                        source=place(a.entry),
-                        to=self.core_target(),
-                        id=marker.group(1),
-                        score=a.scored.score,
-                    )
-                )
-                self.events.append(
-                    Event(
-                        "promote", marker.group(1), a.entry.text, place(a.entry), self.core_target(), reason
-                    )
-                )
+                self.record("promote", a, reason, to=self.core_target(), id=marker.group(1))
 
     def cost(self, kind: str, bullet: str) -> int:
         """Characters a promotion adds to MEMORY.md: the bullet, and a new section if needed."""
@@ -810,20 +757,7 @@ class _Planner:
             return
         self.promoted.add(i)
         self.promotions.append((kind, bullet))
-        self.actions.append(
-            Action(
-                "promote",
-                why,
-                text=a.entry.text,
-                source=place(a.entry),
-                to=self.core_target(),
-                id=a.entry.id,
-                score=a.scored.score,
-            )
-        )
-        self.events.append(
-            Event("promote", a.entry.id, a.entry.text, place(a.entry), self.core_target(), why)
-        )
+        self.record("promote", a, why, to=self.core_target())
         copy = parse(bullet, self.core_target()).entries
         if said is not None and copy:  # the last day a note said it: later news may replace it, not older
             self.events.append(Event("stated", copy[0].id, copy[0].text, place(a.entry), day=str(said)))
@@ -878,18 +812,35 @@ class _Planner:
         self.trash.append(
             Trashed(dup.entry.id, dup.entry.text, place(dup.entry), f"merged into {into}", "merge")
         )
+        self.record("merge", dup, reason, into=into)
+
+    def record(
+        self,
+        action: str,
+        a: Assessed,
+        reason: str,
+        to: str | None = None,
+        into: str | None = None,
+        by: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        """An action on an entry, in the plan and in the ledger."""
+        ident = id or a.entry.id
+        where = place(a.entry)
         self.actions.append(
             Action(
-                "merge",
+                action,
                 reason,
-                text=dup.entry.text,
-                source=place(dup.entry),
+                text=a.entry.text,
+                source=where,
+                to=to,
                 into=into,
-                id=dup.entry.id,
-                score=dup.scored.score,
+                by=by,
+                id=ident,
+                score=a.scored.score,
             )
         )
-        self.events.append(Event("merge", dup.entry.id, dup.entry.text, place(dup.entry), into, reason))
+        self.events.append(Event(action, ident, a.entry.text, where, to or into, reason))
 
     def promoted_here(self, g: int) -> bool:
         return g in self.promoted_groups

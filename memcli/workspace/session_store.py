@@ -178,3 +178,25 @@ def _replace(path: Path, data: bytes, mode: int) -> None:
 def describe(store: Store, root: Path) -> str:
     note = " (legacy: OpenClaw 2026.8+ keeps sessions in its SQLite database)" if store.legacy else ""
     return display(store.path, root) + note
+
+
+def sessions_of(
+    root: Path, key: str | None = None, named: Path | None = None
+) -> Iterator[tuple[Store, str, dict[str, Any]]]:
+    """Each session (store, key, entry) of the stores memcli works on, or the one `key`:
+    refused when the named store lacks it, or when no store holds it."""
+    found_any = False
+    for store in find_stores(root, named, state_dir()):
+        sessions = read_store(store.path, root)
+        if key is not None and key not in sessions:
+            if named is None:
+                continue  # another store may hold it
+            known = ", ".join(list(sessions)[:8]) or "none"
+            raise DataError(f"no session {key!r} in {store.path.name}", f"sessions: {known}")
+        for name in [key] if key is not None else list(sessions):
+            entry = sessions[name]
+            if isinstance(entry, dict):
+                found_any = True
+                yield store, name, entry
+    if key is not None and not found_any:
+        raise DataError(f"no session {key!r} in any session store", "list them with `memcli status`")
