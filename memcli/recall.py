@@ -47,20 +47,19 @@ def rank(run: Runtime, hits: list[Hit], limit: int) -> list[Found]:
     """Hits scored and diversified; copies of one text (the same fact on ten days) count
     once, by their best-placed copy."""
     by_id = {h.id: h for h in hits}
-    candidates = []
-    seen: set[str] = set()
+    best: dict[str, Candidate] = {}
     for h in hits:
-        key = normalise(h.text)
-        if key in seen:
-            continue
-        seen.add(key)
         evergreen = h.evergreen or h.pinned
         day = date.fromisoformat(h.day) if h.day else None
         decay = (
             1.0 if evergreen else decay_factor(age_days(day, None, run.now_local), run.policy.half_life_days)
         )
         importance = h.score
-        candidates.append(Candidate(h.id, max(1e-6, -h.bm25), decay, max(0.0, importance), h.text))
+        candidate = Candidate(h.id, 1.0 + max(0.0, -h.bm25), decay, max(0.0, importance), h.text)
+        key = _normal(h.text)
+        if key not in best or candidate.base > best[key].base:
+            best[key] = candidate
+    candidates = list(best.values())
     return [Found(by_id[c.key], c.base) for c in mmr(candidates, limit, _similar)]
 
 

@@ -76,6 +76,19 @@ def test_one_fact_said_on_ten_days_takes_one_slot(cli: Invoke, tmp_path: Path) -
     assert len(found) == 3
 
 
+def test_importance_ranks_equally_relevant_entries(cli: Invoke, tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "2026-10-30.md").write_text(
+        "# 2026-10-30\n\n- deploy window friday\n- deploy window friday <!-- importance: 9 -->\n"
+        "- deploy window friday ok\n",
+        encoding="utf-8",
+    )
+    hits = search(cli, root, "deploy window", "--limit", "3")["hits"]
+    assert hits[0]["line"] == 4  # type: ignore[index]
+    assert hits[0]["score"] > hits[1]["score"]  # type: ignore[index]
+
+
 def test_a_read_only_workspace_is_searched_with_an_index_in_memory(cli: Invoke, sample: Path) -> None:
     for dirpath, dirnames, filenames in os.walk(sample):
         for name in filenames + dirnames:

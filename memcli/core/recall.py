@@ -67,7 +67,7 @@ def fts_query(query: str) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Candidate:
     key: int
-    relevance: float  # higher is better (bm25, negated)
+    relevance: float  # higher is better: 1 + bm25 negated (bm25 is near 0 when every entry has the word)
     decay: float  # 0..1, 1 for evergreen
     importance: float  # 0..10
     text: str

@@ -26,7 +26,7 @@ from memcli.workspace.files import decode, display, read_state
 from memcli.workspace.layout import scan
 
 INDEX_NAME = "index.sqlite"
-SCHEMA = "4"  # bump when the tables or the terms change: the index is rebuilt
+SCHEMA = "5"  # bump when the tables or the terms change: the index is rebuilt
 INDEXED_ROLES = frozenset({Role.CORE, Role.DAILY, Role.DAILY_SLUG, Role.OTHER, Role.SUMMARY, Role.ARCHIVE})
 
 _TABLES = """
@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS files(
 );
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-    text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL, score REAL NOT NULL
+    text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL, score REAL NOT NULL,
+    section TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
@@ -64,6 +65,7 @@ class Hit:
     evergreen: bool
     bm25: float  # lower is better
     score: float = 0.0  # importance 0..10 (the scoring rules, or the entry's marker)
+    section: str = ""  # the headings above the entry: "## Projects / 项目 > ### Atlas"
 
 
 class Index:
@@ -153,8 +155,8 @@ class Index:
         )
         for entry in parse(text, file.rel, file.date).entries:
             cursor = self.db.execute(
-                "INSERT INTO entries(path, line, end_line, text, day, importance, pinned, score)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO entries(path, line, end_line, text, day, importance, pinned, score, section)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     file.rel,
                     entry.first_line,
@@ -164,6 +166,7 @@ class Index:
                     entry.importance,
                     int(entry.pinned),
                     float(entry.importance) if entry.importance is not None else score_text(entry.text).score,
+                    entry.section_path,
                 ),
             )
             self.db.execute(
@@ -178,21 +181,19 @@ class Index:
         rows = self.db.execute(
             """
             SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,
-                   bm25(terms), e.score
+                   bm25(terms), e.score, e.section
             FROM terms JOIN entries e ON e.id = terms.rowid JOIN files f ON f.path = e.path
             WHERE terms MATCH ? ORDER BY bm25(terms) LIMIT ?
             """,
             (match, limit),
         )
-        return [
-            Hit(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), bool(r[8]), float(r[9])) for r in rows
-        ]
+        return [_hit(r) for r in rows]
 
     def entries(self, where: str = "1", args: tuple[object, ...] = ()) -> list[Hit]:
         """Entries matching an SQL condition on `e` (entries) and `f` (files), in file order."""
         rows = self.db.execute(
             "SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,"
-            " 0.0, e.score FROM entries e JOIN files f ON f.path = e.path"
+            " 0.0, e.score, e.section FROM entries e JOIN files f ON f.path = e.path"
             f" WHERE {where} ORDER BY e.path, e.line",
             args,
         )
@@ -216,6 +217,7 @@ def _hit(r: tuple[object, ...]) -> Hit:
         bool(r[8]),
         float(r[9]),  # type: ignore[arg-type]
         float(r[10]),  # type: ignore[arg-type]
+        str(r[11]),
     )
 
 
