@@ -1,13 +1,16 @@
-"""`search` and `context`: the index brought up to date, hits ranked by relevance × decay ×
-importance and diversified (core.recall), and the text an agent loads at session start."""
+"""`search`, `context` and `entities`: the index brought up to date, hits ranked by relevance ×
+decay × importance and diversified (core.recall), the text an agent loads at session start, and
+the people, projects, tools and places memory names (core.entities)."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from memcli.core.decay import age_days, decay_factor
+from memcli.core.entities import KINDS, Entity, Note, tally
 from memcli.core.recall import PREFERENCE_TITLE, Candidate, Piece, assemble, clean, mmr, snippet
 from memcli.core.similarity import normalise
 from memcli.core.tokens import estimate_tokens
@@ -157,3 +160,16 @@ def _preference_lines(run: Runtime) -> dict[str, set[int]]:
                 lines.add(number)
         out[name] = lines
     return out
+
+
+# --- entities -------------------------------------------------------------------------------
+
+ENTITY_ROLES = "('core', 'daily', 'daily-with-slug', 'other', 'archive')"  # not summaries: they repeat
+
+
+def entities(run: Runtime, kinds: Sequence[str] = KINDS) -> list[Entity]:
+    """The people, projects, tools and places named in memory, most named first."""
+    with Index(run.root, run.policy.max_file_bytes) as index:
+        index.refresh()
+        rows = index.entries(f"f.role IN {ENTITY_ROLES}")
+    return tally((Note(h.text, f"{h.path}:{h.line}", h.day, h.section) for h in rows), kinds)

@@ -78,8 +78,10 @@ def tree_state(root: Path) -> dict[str, tuple[bytes, int, int]]:
 
 @pytest.fixture
 def sample(tmp_path: Path) -> Path:
-    """A private copy of sample-workspace/."""
-    return copy_tree(SAMPLE, tmp_path / "sample")
+    """A private copy of sample-workspace/ (without the .memcli/ state a manual run may leave)."""
+    root = copy_tree(SAMPLE, tmp_path / "sample")
+    shutil.rmtree(root / ".memcli", ignore_errors=True)
+    return root
 
 
 @pytest.fixture

@@ -98,6 +98,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "context",
         "The memory to load at session start, within a token budget.",
     ),
+    "entities": (
+        "memcli.cli.entities",
+        "entities",
+        "The people, projects, tools and places that recur, with counts and dates.",
+    ),
     "undo": ("memcli.cli.history", "undo", "Revert the last applied gc, restore or summarize."),
     "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
     "purge": (
