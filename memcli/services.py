@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
+from memcli import parallel
 from memcli.core.analysis import Analysis, TextFacts, analyse, reader, texts_to_read
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
@@ -27,48 +28,19 @@ from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
 from memcli.core.summarize import Digest
+from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.runtime import Runtime
 from memcli.workspace.files import read_text
 from memcli.workspace.snapshot import Snapshot, take_snapshot
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
-PARALLEL_FROM = 8_000  # below this many texts, starting processes costs more than it saves
 T = TypeVar("T")
-_task: Callable[[str], object] | None = None  # the function forked workers apply
 
 
-def _run_task(texts: Sequence[str]) -> list[object]:
-    assert _task is not None
-    return [_task(t) for t in texts]
-
-
-def parallel_map(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
-    """`function` over `texts` on every core (fork-started workers, which inherit the
-    function rather than receive it pickled), or in this process when the input is small,
-    there is one core, or processes cannot be started."""
-    global _task
-    cores = os.cpu_count() or 1
-    if len(texts) < PARALLEL_FROM or cores < 2:
-        return serial_map(function, texts)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:
-        return serial_map(function, texts)
-    workers = min(cores, 8)
-    size = -(-len(texts) // (workers * 4))
-    chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
-    _task = function
-    try:
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            return [cast(T, d) for part in pool.map(_run_task, chunks) for d in part]
-    except OSError:
-        return serial_map(function, texts)
-    finally:
-        _task = None
+def parallel_texts(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
+    """parallel_map as core's Mapper: the duplicate finder's texts on every core."""
+    return parallel_map(function, texts)
 
 
 class TextPipeline:
@@ -95,26 +67,19 @@ class TextPipeline:
             self._send()
 
     def _send(self) -> None:
-        global _task
         if self.pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            try:
-                context = multiprocessing.get_context("fork")
-                _task = self.function
-                self.pool = ProcessPoolExecutor(min(os.cpu_count() or 1, 8), mp_context=context)
-            except (ValueError, OSError):
+            parallel.set_task(self.function)
+            self.pool = parallel.start_pool()
+            if self.pool is None:
                 return  # read here, at the end
         try:
-            self.parts.append((self.pending, self.pool.submit(_run_task, self.pending)))
+            self.parts.append((self.pending, self.pool.submit(parallel.run_task, self.pending)))
         except OSError:
             return
         self.pending = []
 
     def results(self) -> dict[str, Any]:
         """Each text read, by text."""
-        global _task
         out: dict[str, Any] = {}
         try:
             for texts, future in self.parts:
@@ -122,7 +87,7 @@ class TextPipeline:
         finally:
             if self.pool is not None:
                 self.pool.shutdown()
-            _task = None
+            parallel.set_task(None)
         out.update(zip(self.pending, serial_map(self.function, self.pending), strict=True))
         return out
 
@@ -151,7 +116,7 @@ def assess(
         run.rules,
         run.now_local,
         only_duplicates=only_duplicates,
-        mapper=parallel_map,
+        mapper=parallel_texts,
     )
     return snap, analysis
 
@@ -162,7 +127,7 @@ def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
     snap, facts = read_while_parsing(run, lambda f: f.is_memory or f.rel in (COLD, SUPERSEDED))
     files = tuple((p.file, p.doc) for p in snap.files if p.file.rel != SUPERSEDED)
     archives = tuple((p.file, p.doc) for p in snap.files if p.file.rel == SUPERSEDED)
-    analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_map, facts=facts)
+    analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_texts, facts=facts)
     summaries = frozenset(
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
     )

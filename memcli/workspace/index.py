@@ -16,12 +16,14 @@ import os
 import sqlite3
 import stat
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from memcli.core.entries import parse
 from memcli.core.recall import fts_query, index_terms
 from memcli.core.roles import STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
+from memcli.parallel import parallel_map
 from memcli.workspace.files import decode, display, read_state
 from memcli.workspace.layout import scan
 
@@ -115,7 +117,7 @@ class Index:
             for row in self.db.execute("SELECT path, mtime_ns, size, sha FROM files")
         }
         read = 0
-        indexed: list[str] = []
+        changed: list[tuple[MemoryFile, os.stat_result, str, str]] = []
         with self.db:
             for rel in sorted(known.keys() - wanted.keys()):
                 self._forget(rel)
@@ -136,10 +138,16 @@ class Index:
                         (st.st_mtime_ns, st.st_size, rel),
                     )
                     continue
-                self._forget(rel)
-                self._add(file, decode(state.data, display(self.root / rel, self.root)), st, sha)
-                indexed.append(rel)
-        return Refresh(read, tuple(indexed), tuple(sorted(known.keys() - wanted.keys())))
+                changed.append((file, st, sha, decode(state.data, display(self.root / rel, self.root))))
+            rows = parallel_map(
+                entry_rows,
+                [(f.rel, f.date.isoformat() if f.date else None, text) for f, _, _, text in changed],
+                PARALLEL_FILES,
+            )
+            for (file, st, sha, _), entries in zip(changed, rows, strict=True):
+                self._forget(file.rel)
+                self._add(file, st, sha, entries)
+        return Refresh(read, tuple(f.rel for f, *_ in changed), tuple(sorted(known.keys() - wanted.keys())))
 
     def _forget(self, rel: str) -> None:
         ids = [row[0] for row in self.db.execute("SELECT id FROM entries WHERE path = ?", (rel,))]
@@ -147,31 +155,22 @@ class Index:
         self.db.execute("DELETE FROM entries WHERE path = ?", (rel,))
         self.db.execute("DELETE FROM files WHERE path = ?", (rel,))
 
-    def _add(self, file: MemoryFile, text: str, st: os.stat_result, sha: str) -> None:
+    def _add(self, file: MemoryFile, st: os.stat_result, sha: str, rows: list[Row]) -> None:
         day = file.date.isoformat() if file.date else None
         self.db.execute(
             "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
             (file.rel, st.st_mtime_ns, st.st_size, sha, file.role.value, day, int(file.evergreen)),
         )
-        for entry in parse(text, file.rel, file.date).entries:
-            cursor = self.db.execute(
-                "INSERT INTO entries(path, line, end_line, text, day, importance, pinned, score, section)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    file.rel,
-                    entry.first_line,
-                    entry.last_line,
-                    entry.text,
-                    entry.date.isoformat() if entry.date else day,
-                    entry.importance,
-                    int(entry.pinned),
-                    float(entry.importance) if entry.importance is not None else score_text(entry.text).score,
-                    entry.section_path,
-                ),
-            )
-            self.db.execute(
-                "INSERT INTO terms(rowid, words) VALUES (?, ?)", (cursor.lastrowid, index_terms(entry.text))
-            )
+        first = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM entries").fetchone()[0])
+        self.db.executemany(
+            "INSERT INTO entries(id, path, line, end_line, text, day, importance, pinned, score, section)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((first + n, file.rel, *row[:-1]) for n, row in enumerate(rows)),
+        )
+        self.db.executemany(
+            "INSERT INTO terms(rowid, words) VALUES (?, ?)",
+            ((first + n, row[-1]) for n, row in enumerate(rows)),
+        )
 
     def search(self, query: str, limit: int = 200) -> list[Hit]:
         """Entries holding every term of the query, best bm25 first."""
@@ -202,6 +201,33 @@ class Index:
     def role_of(self, rel: str) -> str | None:
         row = self.db.execute("SELECT role FROM files WHERE path = ?", (rel,)).fetchone()
         return str(row[0]) if row else None
+
+
+# line, end line, text, day, importance, pinned, score, section, terms
+Row = tuple[int, int, str, str | None, int | None, int, float, str, str]
+PARALLEL_FILES = 200  # re-indexing fewer files than this is quicker in this process
+
+
+def entry_rows(item: tuple[str, str | None, str]) -> list[Row]:
+    """The index rows of one file's entries (run in worker processes for large rebuilds)."""
+    rel, day, text = item
+    rows: list[Row] = []
+    for entry in parse(text, rel, date.fromisoformat(day) if day else None).entries:
+        score = float(entry.importance) if entry.importance is not None else score_text(entry.text).score
+        rows.append(
+            (
+                entry.first_line,
+                entry.last_line,
+                entry.text,
+                entry.date.isoformat() if entry.date else day,
+                entry.importance,
+                int(entry.pinned),
+                score,
+                entry.section_path,
+                index_terms(entry.text),
+            )
+        )
+    return rows
 
 
 def _hit(r: tuple[object, ...]) -> Hit:
