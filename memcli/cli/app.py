@@ -111,6 +111,21 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Delete trash and undo data older than N days (the only deletion).",
     ),
     "show": ("memcli.cli.history", "show", "An entry's provenance and history from the ledger."),
+    "watch": (
+        "memcli.cli.watch",
+        "watch",
+        "Watch notes and sessions: flush sessions as they become due, a light gc every few turns.",
+    ),
+    "hook": (
+        "memcli.cli.hook",
+        "hook_app",
+        "Install or remove the git pre-commit hook that runs `memcli check` on memory files.",
+    ),
+    "schedule": (
+        "memcli.cli.schedule",
+        "schedule",
+        "Print cron lines or systemd timers for a nightly gc and a frequent flush.",
+    ),
 }
 
 
