@@ -47,6 +47,17 @@ def test_touching_one_file_reindexes_that_file_alone(cli: Invoke, sample: Path) 
     assert search(cli, sample, "pnpm")["reindexed"] == []
 
 
+def test_files_added_or_removed_in_subfolders_are_seen(cli: Invoke, sample: Path) -> None:
+    assert search(cli, sample, "zanzibar")["hits"] == []
+    extra = sample / "memory" / "projects" / "trip.md"
+    extra.parent.mkdir()
+    extra.write_text("# Trip\n\n- Zanzibar offsite in March\n", encoding="utf-8")
+    found = search(cli, sample, "zanzibar")
+    assert found["reindexed"] == ["memory/projects/trip.md"] and texts(found)
+    extra.unlink()
+    assert search(cli, sample, "zanzibar")["hits"] == []
+
+
 def test_the_index_is_safe_to_delete_and_rebuilt_when_its_schema_changes(cli: Invoke, sample: Path) -> None:
     search(cli, sample, "pnpm")
     index = sample / ".memcli" / "index.sqlite"

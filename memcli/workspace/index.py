@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memcli.core.entries import parse
 from memcli.core.recall import fts_query, index_terms
-from memcli.core.roles import STATE_DIR, MemoryFile, Role
+from memcli.core.roles import MEMORY_DIR, STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
 from memcli.parallel import parallel_map
 from memcli.workspace.files import decode, display, read_state
@@ -109,7 +109,19 @@ class Index:
         self.close()
 
     def refresh(self) -> Refresh:
-        """Bring the index up to the files as they are now."""
+        """Bring the index up to the files as they are now. When no Markdown file was added,
+        removed or changed in size or mtime since the last refresh (one stat per file),
+        nothing else is done."""
+        fingerprint = tree_fingerprint(self.root, self.max_bytes)
+        stored = self.db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if stored is not None and stored[0] == fingerprint:
+            return Refresh(0, (), ())
+        refreshed = self._refresh()
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+        return refreshed
+
+    def _refresh(self) -> Refresh:
         layout = scan(self.root)
         wanted = {f.rel: f for f in layout.files if f.role in INDEXED_ROLES}
         known = {
@@ -245,6 +257,37 @@ def _hit(r: tuple[object, ...]) -> Hit:
         float(r[10]),  # type: ignore[arg-type]
         str(r[11]),
     )
+
+
+def tree_fingerprint(root: Path, max_bytes: int) -> str:
+    """A hash of the path, size and mtime of every Markdown file where layout.scan looks
+    (the root, and memory/ with its subfolders; hidden names skipped). The fingerprint
+    taken before a refresh is stored with it, so a change during the refresh is seen next
+    time."""
+    digest = hashlib.blake2b(str(max_bytes).encode(), digest_size=16)
+
+    def visit(folder: str, rel: str, deep: bool) -> None:
+        try:
+            items = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for item in items:
+            if item.name.startswith("."):
+                continue
+            if deep and item.is_dir(follow_symlinks=False):
+                visit(item.path, f"{rel}{item.name}/", deep)
+            elif item.name.lower().endswith(".md"):
+                try:
+                    st = item.stat()
+                    mark = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{stat.S_IFMT(st.st_mode)}"
+                except OSError:
+                    mark = "missing"
+                digest.update(f"{rel}{item.name}\0{mark}\0".encode("utf-8", "surrogateescape"))
+
+    visit(str(root), "", deep=False)
+    digest.update(b"\1")
+    visit(str(root / MEMORY_DIR), f"{MEMORY_DIR}/", deep=True)
+    return digest.hexdigest()
 
 
 def _writable(folder: Path) -> bool:
