@@ -26,7 +26,7 @@ GIT = [
     "commit.gpgsign=false",
 ]
 CHECK_MISSING = "`memcli check` is not registered in memcli.cli.app.COMMANDS yet (being written in parallel)"
-FAKE_KEY = "sk-proj-" + "A1b2C3d4" * 6
+FAKE_KEY = "sk-proj-" + "Zq8vN3kRt1YbW6mP" + "x4LcH7sJd2FgA9eU" + "o5TiK0wQy3VnB8rM"  # in pieces
 
 
 @pytest.fixture(autouse=True)
@@ -389,5 +389,6 @@ def test_a_commit_with_a_secret_in_memory_is_refused_and_a_clean_one_passes(cli:
     proc = git(repo, "commit", "-q", "-m", "leak", check=False)
     assert proc.returncode != 0
     assert "MEMORY.md" in proc.stderr
-    assert "the commit was stopped" in proc.stderr
+    assert "the commit was stopped" in proc.stderr, proc.stderr
+    assert "OpenAI API key" in proc.stderr
     assert head(repo) == clean

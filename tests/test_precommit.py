@@ -22,7 +22,7 @@ from memcli.core.automation import MEMORY_FILES_REGEX, is_memory_path
 MANIFEST = REPO / ".pre-commit-hooks.yaml"
 VENV_BIN = Path(sys.executable).parent
 CHECK_MISSING = "`memcli check` is not registered in memcli.cli.app.COMMANDS yet (being written in parallel)"
-FAKE_KEY = "sk-proj-" + "A1b2C3d4" * 6
+FAKE_KEY = "sk-proj-" + "Zq8vN3kRt1YbW6mP" + "x4LcH7sJd2FgA9eU" + "o5TiK0wQy3VnB8rM"  # in pieces
 GIT = [
     "git",
     "-c",

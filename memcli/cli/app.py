@@ -103,6 +103,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "entities",
         "The people, projects, tools and places that recur, with counts and dates.",
     ),
+    "check": (
+        "memcli.cli.check",
+        "check",
+        "Check memory before a commit: secrets, conflicts, budget, names, duplicates (exit 1 on errors).",
+    ),
     "undo": ("memcli.cli.history", "undo", "Revert the last applied gc, restore or summarize."),
     "restore": ("memcli.cli.history", "restore", "Bring back an archived or dropped entry."),
     "purge": (

@@ -1,0 +1,284 @@
+"""`memcli check`: the workspace (or the files a pre-commit hook passes) read once and
+judged by core.checks; `--fix` repairs the safe findings through the transaction layer.
+
+With no files, every Markdown file memcli knows in the workspace is checked, plus
+sessions.json and memcli.toml. With files, each is checked against the workspace it
+belongs to (the nearest folder above it holding MEMORY.md or memory/); a file outside
+any workspace still gets the checks that need no workspace (secrets, conflicts, front
+matter, encoding). Read-only unless `--fix`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from memcli.cli_options import GlobalOptions
+from memcli.core import checks
+from memcli.core.checks import ERROR, Finding
+from memcli.core.entries import Document, Entry, parse
+from memcli.core.roles import BadName, MemoryFile, Role, classify
+from memcli.errors import DataError, MemcliError
+from memcli.runtime import Runtime, open_runtime
+from memcli.workspace.layout import looks_like_workspace, scan
+
+SESSIONS = "sessions.json"
+CONFIG = "memcli.toml"
+# --fix rewrites memory notes only: never bootstrap files, archives or summaries
+FIXABLE_ROLES = frozenset({Role.CORE, Role.DAILY, Role.DAILY_SLUG})
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # checked, as shown
+    fixed: list[Finding] = field(default_factory=list)
+    tx: str | None = None  # the transaction of --fix (undo reverts it)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.severity == ERROR for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "ok": self.errors == 0,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "files": self.files,
+            "findings": [f.to_json() for f in self.findings],
+            "fixed": [f.to_json() for f in self.fixed],
+            "transaction": self.tx,
+        }
+
+
+@dataclass
+class Checked:
+    """One Markdown file of a workspace, read and parsed."""
+
+    file: MemoryFile
+    text: str
+    doc: Document
+
+
+def workspace_of(path: Path) -> Path | None:
+    """The nearest folder at or above the file's folder that looks like a workspace."""
+    folder = path.parent
+    for candidate in (folder, *folder.parents):
+        if looks_like_workspace(candidate):
+            return candidate
+    return None
+
+
+def check_workspace(options: GlobalOptions, fix: bool = False) -> Report:
+    """Every Markdown file memcli knows in the workspace, sessions.json and memcli.toml."""
+    from memcli.workspace.layout import discover
+
+    report = Report()
+    root = discover(options.workspace, os.environ, Path.cwd(), Path.home())
+    run = checked_runtime(options, root, report)
+    layout = scan(run.root)
+    report.findings += [checks.bad_name(b.rel, b.reason) for b in layout.bad_names]
+    report.files += [b.rel for b in layout.bad_names]
+    read = [_read(run, f, report) for f in layout.files]
+    checked = [c for c in read if c is not None]
+    report.findings += _judge(run, checked)
+    for name in (SESSIONS, CONFIG):
+        if (run.root / name).is_file():
+            report.files.append(name)
+            report.findings += _other(run.root / name, name)
+    if fix:
+        _fix(run, checked, report)
+    return report
+
+
+def check_files(paths: Sequence[Path], options: GlobalOptions, fix: bool = False) -> Report:
+    """The files as a pre-commit hook passes them, each against its own workspace."""
+    report = Report()
+    by_root: dict[Path, list[Path]] = {}
+    named = Path(options.workspace).resolve() if options.workspace else None
+    for path in paths:
+        if not path.exists():
+            continue  # deleted in this commit: nothing to check
+        root = named if named and _inside(path.resolve(), named) else workspace_of(path.resolve())
+        if root is None:
+            report.files.append(str(path))
+            report.findings += _loose(path, str(path))
+            continue
+        by_root.setdefault(root, []).append(path.resolve())
+    for root, files in sorted(by_root.items()):
+        run = checked_runtime(options, root, report)
+        checked: list[Checked] = []
+        for path in files:
+            rel = path.relative_to(root).as_posix()
+            report.files.append(rel)
+            if path.name in (SESSIONS, CONFIG) and path.parent == root:
+                report.findings += _other(path, rel)
+                continue
+            if not rel.lower().endswith(".md") or rel.startswith("."):
+                report.findings += _loose(path, rel)
+                continue
+            verdict = classify(rel)
+            if isinstance(verdict, BadName):
+                report.findings.append(checks.bad_name(rel, verdict.reason))
+                report.findings += _loose(path, rel)
+                continue
+            one = _read(run, verdict, report)
+            if one is not None:
+                checked.append(one)
+        report.findings += _judge(run, checked)
+        if fix:
+            _fix(run, checked, report)
+    return report
+
+
+def checked_runtime(options: GlobalOptions, root: Path, report: Report) -> Runtime:
+    """The workspace's runtime; with a memcli.toml that does not load, the defaults (the
+    broken file is reported as an error when it is checked)."""
+    try:
+        return open_runtime(options, root=root)
+    except DataError:
+        from memcli.core.policy import Policy
+        from memcli.runtime import parse_now
+
+        report.notes.append("memcli.toml does not load: checked with the default settings")
+        return Runtime(root, Policy(), parse_now(options.now, None), None)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _read(run: Runtime, file: MemoryFile, report: Report) -> Checked | None:
+    """The file's text, or a finding saying why it is not text (reported here)."""
+    report.files.append(file.rel)
+    text = _text(run.root / file.rel, file.rel, report.findings)
+    if text is None:
+        return None
+    report.findings += checks.secrets(file.rel, text)
+    report.findings += checks.front_matter(file.rel, text)
+    conflicts = checks.conflict_markers(file.rel, text)
+    report.findings += conflicts
+    if conflicts:
+        return None  # its entries would be half of each side
+    return Checked(file, text, parse(text, file.rel, file.date))
+
+
+def _text(path: Path, rel: str, findings: list[Finding]) -> str | None:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        findings.append(checks.not_text(rel, f"cannot be read: {exc.strerror or exc}"))
+        return None
+    if b"\x00" in data:
+        findings.append(checks.not_text(rel, "looks binary (it holds NUL bytes)"))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        findings.append(checks.not_text(rel, f"invalid UTF-8 at byte {exc.start} (line {line})"))
+        return None
+
+
+def _loose(path: Path, rel: str) -> list[Finding]:
+    """The checks that need no workspace."""
+    findings: list[Finding] = []
+    text = _text(path, rel, findings)
+    if text is not None:
+        findings += checks.secrets(rel, text) + checks.conflict_markers(rel, text)
+        if rel.lower().endswith(".md"):
+            findings += checks.front_matter(rel, text)
+    return findings
+
+
+def _other(path: Path, rel: str) -> list[Finding]:
+    """sessions.json must be a JSON object; memcli.toml must load."""
+    findings = _loose(path, rel)
+    if findings and any(f.check == "encoding" for f in findings):
+        return findings
+    if path.name == SESSIONS:
+        restore = "restore it from git or a backup"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            line = getattr(exc, "lineno", None)
+            findings.append(Finding(ERROR, "sessions", rel, line, f"is not valid JSON: {exc}", restore))
+        else:
+            if not isinstance(data, dict):
+                findings.append(Finding(ERROR, "sessions", rel, 1, "is not a JSON object of keys", restore))
+    else:
+        from memcli.config import load_policy
+
+        try:
+            load_policy(path, {})
+        except MemcliError as exc:
+            findings.append(Finding(ERROR, "config", rel, None, exc.message, exc.hint or ""))
+    return findings
+
+
+def _judge(run: Runtime, checked: Sequence[Checked]) -> list[Finding]:
+    """The checks that read entries: duplicates within a file; MEMORY.md's budget, stale
+    entries and contradictions."""
+    findings: list[Finding] = []
+    rules = run.rules
+    for c in checked:
+        if c.file.role is Role.CORE:
+            findings += checks.core_budget(c.file.rel, c.text, run.policy.core_max_chars)
+            entries = list(c.doc.entries)
+            findings += checks.stale(entries, rules, run.today)
+            findings += checks.contradictions(entries, rules)
+        findings += checks.duplicates(c.doc.entries, fixable=_can_fix(run, c.file))
+    return findings
+
+
+def _can_fix(run: Runtime, file: MemoryFile) -> bool:
+    """--fix rewrites memory notes, never today's or yesterday's (agents append to them)."""
+    if file.role not in FIXABLE_ROLES:
+        return False
+    days = {(run.today - timedelta(days=n)).isoformat() for n in range(max(1, run.policy.open_days))}
+    return file.date is None or file.date.isoformat() not in days
+
+
+def _fix(run: Runtime, checked: Sequence[Checked], report: Report) -> None:
+    """Remove exact duplicates within a file (never from an open note), as one transaction
+    that `memcli undo` reverts; the removed copies go to the trash."""
+    from memcli.core.edit import edit_document
+    from memcli.core.lifecycle import Event, FileWrite, Plan, Trashed
+    from memcli.workspace.lock import WorkspaceLock
+    from memcli.workspace.transaction import apply_plan, recover
+
+    fixable = {(f.file, f.line): f for f in report.findings if f.fixable}
+    if not fixable:
+        return
+    writes: list[FileWrite] = []
+    trash: list[Trashed] = []
+    events: list[Event] = []
+    fixed: list[Finding] = []
+    reason = "an exact copy of an earlier entry of the same file (check --fix)"
+    for c in checked:
+        gone: list[Entry] = [e for e in c.doc.entries if (c.file.rel, e.first_line) in fixable]
+        if not gone:
+            continue
+        writes.append(FileWrite(c.file.rel, c.text, edit_document(c.doc, remove=gone)))
+        for e in gone:
+            source = f"{c.file.rel}:{e.first_line}"
+            trash.append(Trashed(e.id, e.text, source, reason, "drop"))
+            events.append(Event("drop", e.id, e.text, source, None, reason))
+            fixed.append(fixable[(c.file.rel, e.first_line)])
+    if not writes:
+        return
+    with WorkspaceLock(run.root, "check --fix", run.policy.lock_timeout_seconds):
+        recover(run.root, run.now)
+        plan = Plan(tuple(), tuple(writes), tuple(trash), tuple(events), (), ())
+        report.tx = apply_plan(run.root, plan, "check", run.now, run.policy.max_file_bytes).tx
+    report.fixed = fixed
+    report.findings = [f for f in report.findings if f not in fixed]
