@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from memcli import parallel
-from memcli.core.analysis import Analysis, TextFacts, analyse, reader, texts_to_read
+from memcli.core.analysis import Analysis, TextFacts, TextFields, analyse, reader, texts_to_read
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
 from memcli.core.entries import parse
@@ -30,8 +30,9 @@ from memcli.core.similarity import serial_map
 from memcli.core.summarize import Digest
 from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.runtime import Runtime
+from memcli.workspace.cache import FactsCache, file_key
 from memcli.workspace.files import read_text
-from memcli.workspace.snapshot import Snapshot, take_snapshot
+from memcli.workspace.snapshot import ParsedFile, Snapshot, is_memory, take_snapshot
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
@@ -95,12 +96,32 @@ class TextPipeline:
 def read_while_parsing(
     run: Runtime, select: Callable[[MemoryFile], bool], scan: bool = True
 ) -> tuple[Snapshot, dict[str, TextFacts]]:
-    """The snapshot, and every text of it read (see `read_texts`), the two overlapped."""
+    """The snapshot, and every text of it read (see `read_texts`), the two overlapped: the
+    texts of each file go to the other cores as soon as it is parsed. The facts of a file
+    read before, byte for byte, come from the cache instead (workspace.cache)."""
+    cache = FactsCache(run.root, run.policy.rules, scan)
     pipeline = TextPipeline(reader(run.rules, scan))
-    snap = take_snapshot(
-        run.root, run.policy.max_file_bytes, select, parsed=lambda p: pipeline.add(texts_to_read(p.doc))
-    )
-    return snap, {text: TextFacts(*fields) for text, fields in pipeline.results().items()}
+    cached: dict[str, TextFields] = {}
+    fresh: list[tuple[bytes, ParsedFile]] = []
+    keep: set[bytes] = set()
+
+    def parsed(p: ParsedFile) -> None:
+        key = file_key(p.state.data)
+        keep.add(key)
+        known = cache.get(key)
+        if known is not None:
+            cached.update(known)
+        else:
+            fresh.append((key, p))
+            pipeline.add(texts_to_read(p.doc))
+
+    try:
+        snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parsed=parsed)
+        read = {**cached, **pipeline.results()}
+        cache.put(((key, {t: read[t] for t in texts_to_read(p.doc)}) for key, p in fresh), keep)
+    finally:
+        cache.close()
+    return snap, {text: TextFacts(*fields) for text, fields in read.items()}
 
 
 def assess(
@@ -109,7 +130,7 @@ def assess(
     """Every memory file read and parsed, its entries scored, decayed and grouped
     (with `only_duplicates`, only the entries of duplicate groups are scored)."""
     policy = policy or run.policy
-    snap = take_snapshot(run.root, policy.max_file_bytes)
+    snap, facts = read_while_parsing(replace(run, policy=policy), is_memory, scan=not only_duplicates)
     analysis = analyse(
         [(p.file, p.doc) for p in snap.files],
         policy,
@@ -117,6 +138,7 @@ def assess(
         run.now_local,
         only_duplicates=only_duplicates,
         mapper=parallel_texts,
+        facts=facts,
     )
     return snap, analysis
 

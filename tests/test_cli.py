@@ -385,3 +385,19 @@ def test_help_imports_no_heavy_module() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_json_documents_with_long_lists_stay_one_valid_document() -> None:
+    from memcli.cli.output import BIG_LIST, json_document
+
+    small = {"a": [1, 2], "b": {"c": "中文"}}
+    big = {
+        "query": "x",
+        "entries": [{"n": i, "t": "周会 ok"} for i in range(BIG_LIST + 1)],
+        "meta": {"k": [1]},
+    }
+    assert json.loads(json_document(small)) == small and json_document(small).endswith("}\n")
+    text = json_document(big)
+    assert json.loads(text) == big
+    assert '\n    {"n": 0, "t": "周会 ok"},\n' in text  # one compact line per item
+    assert text.count("\n") == BIG_LIST + 11  # the item lines, and the rest indented as before

@@ -1,0 +1,141 @@
+"""What memcli read from each note's entry texts, kept between runs (.memcli/cache.sqlite).
+
+Reading an entry text (normalising it, finding its values, scanning it with the scoring
+rules) is the largest cost of `list`, `dedupe` and `gc` on a big workspace, and a note
+rarely changes once its day is over. So the facts of a file's texts are stored under the
+SHA-256 of the file's bytes, stamped with everything that produced them: the rule
+overrides of memcli.toml and the source of the modules that read texts. A changed file,
+a changed rule or a new memcli misses, and is read again.
+
+The cache is memcli's own, best effort and safe to delete: any error reading or writing
+it means "not cached", never a failed command. It lives only in a .memcli/ that exists
+(made by gc, add, search…): a command that only reads never creates one, and a read-only
+workspace has none. Values
+are JSON, never pickles, so a cache file from elsewhere cannot run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from memcli.core.analysis import TextFields
+from memcli.core.roles import STATE_DIR
+
+CACHE_NAME = "cache.sqlite"
+SCHEMA = "1"
+
+
+def code_digest() -> bytes:
+    """The source of the modules that parse notes and read texts: a new memcli misses."""
+    from memcli.core import analysis, entries, rules, scoring, similarity
+
+    digest = hashlib.sha256(SCHEMA.encode())
+    for module in (analysis, entries, rules, scoring, similarity):
+        with contextlib.suppress(OSError, TypeError):
+            digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.digest()
+
+
+def stamp(code: bytes, rule_overrides: object, scan: bool) -> str:
+    """What the cached facts depend on besides the text: the code, the rules, the scan."""
+    return hashlib.sha256(code + f"|{scan}|{rule_overrides!r}".encode()).hexdigest()
+
+
+def _encode(facts: Mapping[str, TextFields]) -> str:
+    return json.dumps(
+        [[t, d[0], sorted(d[1]), d[2], s, r, sig] for t, ((d), s, r, sig) in facts.items()],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def _decode(value: str) -> dict[str, TextFields]:
+    out: dict[str, TextFields] = {}
+    for text, norm, values, negative, scoring, routine, signals in json.loads(value):
+        out[text] = ((norm, frozenset(values), bool(negative)), scoring, bool(routine), signals)
+    return out
+
+
+class FactsCache:
+    """Facts by file hash; `None`-safe: every method is a no-op when the cache is unusable."""
+
+    def __init__(self, root: Path, rule_overrides: object, scan: bool) -> None:
+        code = code_digest()
+        self.stamp = stamp(code, rule_overrides, scan)
+        live = (self.stamp, stamp(code, rule_overrides, not scan))  # list's and dedupe's
+        self.db: sqlite3.Connection | None = None
+        path = root / STATE_DIR / CACHE_NAME
+        if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
+            return  # only where memcli already keeps state: reading never creates .memcli/
+        try:
+            self.db = self._open(path, live)
+        except sqlite3.OperationalError:  # busy or locked by another run: go without
+            self.db = None
+        except sqlite3.DatabaseError:  # not a database (any more): it is only a cache
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{path}{suffix}")
+            with contextlib.suppress(OSError, sqlite3.Error):
+                self.db = self._open(path, live)
+        except (OSError, sqlite3.Error):
+            self.db = None
+
+    @staticmethod
+    def _open(path: Path, live: tuple[str, str]) -> sqlite3.Connection:
+        db = sqlite3.connect(path, timeout=2.0)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS files(stamp TEXT NOT NULL, sha BLOB NOT NULL,"
+                " facts TEXT NOT NULL, PRIMARY KEY (stamp, sha))"
+            )
+            with db:  # rows another memcli or other rules wrote are of no use any more
+                db.execute("DELETE FROM files WHERE stamp NOT IN (?, ?)", live)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def get(self, sha: bytes) -> dict[str, TextFields] | None:
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute(
+                "SELECT facts FROM files WHERE stamp = ? AND sha = ?", (self.stamp, sha)
+            ).fetchone()
+            return _decode(row[0]) if row is not None else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+
+    def put(self, rows: Iterable[tuple[bytes, Mapping[str, TextFields]]], keep: set[bytes]) -> None:
+        """Store new files' facts; forget, under this stamp, the files not in `keep` (those
+        no longer in the workspace)."""
+        if self.db is None:
+            return
+        try:
+            with self.db:
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
+                    ((self.stamp, sha, _encode(f)) for sha, f in rows),
+                )
+                known = self.db.execute("SELECT sha FROM files WHERE stamp = ?", (self.stamp,))
+                gone = [(self.stamp, s) for (s,) in known if s not in keep]
+                self.db.executemany("DELETE FROM files WHERE stamp = ? AND sha = ?", gone)
+        except (sqlite3.Error, ValueError, TypeError):
+            pass
+
+    def close(self) -> None:
+        if self.db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.close()
+            self.db = None
+
+
+def file_key(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()

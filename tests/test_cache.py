@@ -1,0 +1,82 @@
+"""The facts cache (.memcli/cache.sqlite): a run that uses it says exactly what a run
+without it says, whatever changed in between; a broken cache is no cache."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from conftest import NOW, Invoke, as_json, copy_tree
+
+COMMANDS = (["list"], ["dedupe"], ["gc", "--dry-run"])
+
+
+def outputs(cli: Invoke, root: Path) -> list[object]:
+    return [as_json(cli("--json", "-w", str(root), "--now", NOW, *args)) for args in COMMANDS]
+
+
+def uncached(cli: Invoke, root: Path, tmp_path: Path) -> list[object]:
+    """The same workspace read without any cache: a copy without .memcli/."""
+    plain = tmp_path / "plain"
+    shutil.rmtree(plain, ignore_errors=True)
+    copy_tree(root, plain)
+    shutil.rmtree(plain / ".memcli", ignore_errors=True)
+    return outputs(cli, plain)
+
+
+def cached_files(root: Path) -> int:
+    with sqlite3.connect(root / ".memcli" / "cache.sqlite") as db:
+        return int(db.execute("SELECT count(*) FROM files").fetchone()[0])
+
+
+def test_warm_runs_say_what_cold_runs_say(cli: Invoke, sample: Path, tmp_path: Path) -> None:
+    (sample / ".memcli").mkdir()
+    cold = outputs(cli, sample)
+    assert cached_files(sample) > 50
+    assert outputs(cli, sample) == cold == uncached(cli, sample, tmp_path)
+
+
+def test_a_changed_note_is_read_again(cli: Invoke, sample: Path, tmp_path: Path) -> None:
+    (sample / ".memcli").mkdir()
+    outputs(cli, sample)
+    note = sample / "memory" / "2026-10-21.md"
+    with open(note, "a", encoding="utf-8") as f:
+        f.write("- 以后部署一律走 GitHub Actions，不要手动 scp\n- Lin prefers short commit messages\n")
+    after = outputs(cli, sample)
+    assert any("不要手动 scp" in e["text"] for e in after[0]["entries"])  # type: ignore[index]
+    assert after == uncached(cli, sample, tmp_path)
+
+
+def test_changed_rules_miss_the_cache(cli: Invoke, sample: Path, tmp_path: Path) -> None:
+    (sample / ".memcli").mkdir()
+    outputs(cli, sample)
+    with open(sample / "memcli.toml", "a", encoding="utf-8") as f:
+        f.write('\n[rules.routine]\nadd = ["checked the build"]\n')
+    assert outputs(cli, sample) == uncached(cli, sample, tmp_path)
+
+
+def test_a_broken_cache_is_no_cache(cli: Invoke, sample: Path, tmp_path: Path) -> None:
+    (sample / ".memcli").mkdir()
+    outputs(cli, sample)
+    cache = sample / ".memcli" / "cache.sqlite"
+    for suffix in ("-wal", "-shm"):
+        Path(f"{cache}{suffix}").unlink(missing_ok=True)
+    cache.write_bytes(b"not a database" * 100)
+    expected = uncached(cli, sample, tmp_path)
+    assert outputs(cli, sample) == expected
+    assert cached_files(sample) > 50  # replaced by a sound one
+    with sqlite3.connect(cache) as db:  # rows that do not decode are misses
+        db.execute("UPDATE files SET facts = '{not json'")
+    assert outputs(cli, sample) == expected
+
+
+def test_the_cache_holds_json_only_and_is_never_created_by_reading(cli: Invoke, sample: Path) -> None:
+    outputs(cli, sample)
+    assert not (sample / ".memcli").exists()
+    (sample / ".memcli").mkdir()
+    outputs(cli, sample)
+    with sqlite3.connect(sample / ".memcli" / "cache.sqlite") as db:
+        for (facts,) in db.execute("SELECT facts FROM files"):
+            assert isinstance(json.loads(facts), list)
