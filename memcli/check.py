@@ -24,6 +24,7 @@ from memcli.core.entries import Document, Entry, parse
 from memcli.core.roles import BadName, MemoryFile, Role, classify
 from memcli.errors import DataError, MemcliError
 from memcli.runtime import Runtime, open_runtime
+from memcli.workspace.files import read_state
 from memcli.workspace.layout import looks_like_workspace, scan
 
 SESSIONS = "sessions.json"
@@ -160,7 +161,14 @@ def _inside(path: Path, root: Path) -> bool:
 def _read(run: Runtime, file: MemoryFile, report: Report) -> Checked | None:
     """The file's text, or a finding saying why it is not text (reported here)."""
     report.files.append(file.rel)
-    text = _text(run.root / file.rel, file.rel, report.findings)
+    try:  # through the I/O layer: inside the workspace (bootstrap files may link out), size-capped
+        data = read_state(
+            run.root / file.rel, run.root, run.policy.max_file_bytes, file.role is Role.BOOTSTRAP
+        ).data
+    except DataError as exc:
+        report.findings.append(checks.not_text(file.rel, exc.one_line()))
+        return None
+    text = _decoded(data, file.rel, report.findings)
     if text is None:
         return None
     report.findings += checks.secrets(file.rel, text)
@@ -173,11 +181,16 @@ def _read(run: Runtime, file: MemoryFile, report: Report) -> Checked | None:
 
 
 def _text(path: Path, rel: str, findings: list[Finding]) -> str | None:
+    """A file outside any workspace (or memcli's own config and store), read as it is."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         findings.append(checks.not_text(rel, f"cannot be read: {exc.strerror or exc}"))
         return None
+    return _decoded(data, rel, findings)
+
+
+def _decoded(data: bytes, rel: str, findings: list[Finding]) -> str | None:
     if b"\x00" in data:
         findings.append(checks.not_text(rel, "looks binary (it holds NUL bytes)"))
         return None
@@ -203,7 +216,7 @@ def _loose(path: Path, rel: str) -> list[Finding]:
 def _other(path: Path, rel: str) -> list[Finding]:
     """sessions.json must be a JSON object; memcli.toml must load."""
     findings = _loose(path, rel)
-    if findings and any(f.check == "encoding" for f in findings):
+    if findings and any(f.check == "file" for f in findings):
         return findings
     if path.name == SESSIONS:
         restore = "restore it from git or a backup"

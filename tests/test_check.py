@@ -73,13 +73,13 @@ def test_conflict_markers_broken_front_matter_and_binary_files_are_errors(cli: I
         ("memory/2026-10-20.md", "conflict"),
         ("memory/2026-10-21.md", "front-matter"),
         ("memory/2026-10-22.md", "front-matter"),
-        ("memory/2026-10-24.md", "encoding"),
-        ("memory/2026-10-25.md", "encoding"),
+        ("memory/2026-10-24.md", "file"),
+        ("memory/2026-10-25.md", "file"),
     }
     conflict = findings(report, "conflict")[0]
     assert conflict["line"] == 3
     assert "line 3" in str(
-        next(f for f in findings(report, "encoding") if "2026-10-24" in str(f["file"]))["message"]
+        next(f for f in findings(report, "file") if "2026-10-24" in str(f["file"]))["message"]
     )
 
 
@@ -199,3 +199,15 @@ def test_any_note_gives_a_verdict_never_a_crash(cli: Invoke, tmp_path: Path, tex
     (root / "memory" / "2026-10-20.md").write_text(text, encoding="utf-8")
     result = cli("--json", "-w", str(root), "--now", NOW, "check")
     assert result.exit_code in (0, 1), result.stderr
+
+
+def test_a_note_linked_out_of_the_workspace_is_reported_not_read(
+    cli: Invoke, ws: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"- {OPENAI}\n", encoding="utf-8")
+    (ws / "memory" / "2026-10-20.md").symlink_to(outside)
+    code, report = check(cli, ws)
+    assert code == 1
+    [finding] = [f for f in findings(report) if f["file"] == "memory/2026-10-20.md"]
+    assert finding["check"] == "file" and "outside" in str(finding["message"])

@@ -32,7 +32,7 @@ DUPLICATE_MIN_WIDTH = 12  # shorter entries ("- ok", "好的收到") repeat by n
 @dataclass(frozen=True, slots=True)
 class Finding:
     severity: str  # error | warning
-    check: str  # secret, conflict, front-matter, encoding, name, budget, duplicate, stale, contradiction, …
+    check: str  # secret, conflict, front-matter, file, name, budget, duplicate, stale, contradiction, …
     file: str
     line: int | None
     message: str
@@ -262,7 +262,7 @@ def bad_name(rel: str, reason: str) -> Finding:
 
 
 def not_text(rel: str, reason: str) -> Finding:
-    return Finding(ERROR, "encoding", rel, None, reason, "save it as UTF-8 text")
+    return Finding(ERROR, "file", rel, None, reason, "make it a UTF-8 text file inside the workspace")
 
 
 def summary(findings: Sequence[Finding]) -> tuple[int, int]:
