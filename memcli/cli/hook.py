@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import shutil
 import stat
 import subprocess
@@ -23,9 +22,8 @@ import typer
 
 from memcli.cli.common import options, output
 from memcli.core.automation import HOOK_NAME, HookInfo, backup_name, hook_script, read_hook
-from memcli.core.roles import TEMP_SUFFIX
 from memcli.errors import ConflictError, DataError, UsageError
-from memcli.workspace.files import fsync_dir
+from memcli.workspace.files import fsync_dir, replace_file
 from memcli.workspace.layout import discover
 
 MAX_HOOK_BYTES = 1 << 20
@@ -120,23 +118,7 @@ def read_existing(path: Path) -> Existing:
 
 def write_hook(path: Path, text: str) -> None:
     """Temp file in the hooks folder, mode 0755, fsync, rename over the hook, folder fsync."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        try:
-            os.fchmod(fd, 0o755)
-            view = memoryview(text.encode("utf-8"))
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    fsync_dir(path.parent)
+    replace_file(path, text.encode("utf-8"), 0o755)
 
 
 def keep_backup(hook: Path) -> Path:

@@ -221,6 +221,27 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def replace_file(path: Path, data: bytes, mode: int) -> None:
+    """The whole file replaced at once: a temp file in the same folder, fsynced, given
+    `mode`, renamed over `path`, the folder fsynced. For files nothing else appends to (a
+    session store under its lock, a git hook); notes go through atomic_write."""
+    temp = temp_name(path)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
+    try:
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    fsync_dir(path.parent)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from memcli.errors import DataError, LockTimeout
-from memcli.workspace.files import NOFOLLOW, display, fsync_dir, read_state, temp_name
+from memcli.workspace.files import display, read_state, replace_file
 from memcli.workspace.transcripts import STORE_NAME, read_store
 
 LOCK_SUFFIX = ".lock"
@@ -149,30 +149,8 @@ def update_store(
         data = read_store(store, root)
         if not change(data):
             return False
-        _replace(store, render_store(data), state.mode)
+        replace_file(store, render_store(data), state.mode)  # not atomic_write: nothing appends to it
         return True
-
-
-def _replace(path: Path, data: bytes, mode: int) -> None:
-    """A temp file in the same folder, fsynced, given the old mode, renamed over the store.
-    (Not files.atomic_write: nothing may append to a JSON store, and its lock keeps others out.)"""
-    temp = temp_name(path)
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
-    try:
-        try:
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    fsync_dir(path.parent)
 
 
 def describe(store: Store, root: Path) -> str:
