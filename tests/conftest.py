@@ -26,6 +26,18 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO.parent / "shared" / "corpus"
 SAMPLE = REPO / "sample-workspace"
 NOW = "2026-10-31T09:00:00+08:00"
+# an OpenAI-shaped key, in pieces so that no scanner takes this file for a leak
+FAKE_OPENAI_KEY = "sk-proj-" + "Zq8vN3kRt1YbW6mP" + "x4LcH7sJd2FgA9eU" + "o5TiK0wQy3VnB8rM"
+# git as tests run it: an identity of their own, nothing signed
+GIT = [
+    "git",
+    "-c",
+    "user.name=memcli tests",
+    "-c",
+    "user.email=tests@memcli.invalid",
+    "-c",
+    "commit.gpgsign=false",
+]
 
 
 @pytest.fixture(autouse=True)

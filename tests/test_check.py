@@ -11,9 +11,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import NOW, Invoke, tree_bytes, tree_state
+from conftest import FAKE_OPENAI_KEY, NOW, Invoke, tree_bytes, tree_state
 
-OPENAI = "sk-proj-" + "Zq8vN3kRt1YbW6mP" + "x4LcH7sJd2FgA9eU" + "o5TiK0wQy3VnB8rM"  # in pieces: no key here
+OPENAI = FAKE_OPENAI_KEY
 
 
 def check(cli: Invoke, root: Path, *args: str) -> tuple[int, dict[str, object]]:

@@ -12,21 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Invoke
-from memcli.cli.app import COMMANDS
+from conftest import FAKE_OPENAI_KEY, GIT, Invoke
 from memcli.core.automation import GIT_PATHSPECS, HOOK_MARKER, is_memory_path
-
-GIT = [
-    "git",
-    "-c",
-    "user.name=memcli tests",
-    "-c",
-    "user.email=tests@memcli.invalid",
-    "-c",
-    "commit.gpgsign=false",
-]
-CHECK_MISSING = "`memcli check` is not registered in memcli.cli.app.COMMANDS yet (being written in parallel)"
-FAKE_KEY = "sk-proj-" + "Zq8vN3kRt1YbW6mP" + "x4LcH7sJd2FgA9eU" + "o5TiK0wQy3VnB8rM"  # in pieces
 
 
 @pytest.fixture(autouse=True)
@@ -374,8 +361,6 @@ def test_python_dash_m_memcli_runs_the_installed_memcli_whatever_the_folder(tmp_
 
 
 def test_a_commit_with_a_secret_in_memory_is_refused_and_a_clean_one_passes(cli: Invoke, repo: Path) -> None:
-    if "check" not in COMMANDS:
-        pytest.skip(CHECK_MISSING)
     ws = repo / "agent ws"
     install(cli, ws)
     git(repo, "add", "-A")
@@ -384,7 +369,7 @@ def test_a_commit_with_a_secret_in_memory_is_refused_and_a_clean_one_passes(cli:
     clean = head(repo)
 
     with (ws / "MEMORY.md").open("a", encoding="utf-8") as f:
-        f.write(f"- the OpenAI key is {FAKE_KEY}\n")
+        f.write(f"- the OpenAI key is {FAKE_OPENAI_KEY}\n")
     git(repo, "add", "-A")
     proc = git(repo, "commit", "-q", "-m", "leak", check=False)
     assert proc.returncode != 0

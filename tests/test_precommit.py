@@ -15,23 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO, SAMPLE, copy_tree
-from memcli.cli.app import COMMANDS
+from conftest import FAKE_OPENAI_KEY, GIT, REPO, SAMPLE, copy_tree
 from memcli.core.automation import MEMORY_FILES_REGEX, is_memory_path
 
 MANIFEST = REPO / ".pre-commit-hooks.yaml"
 VENV_BIN = Path(sys.executable).parent
-CHECK_MISSING = "`memcli check` is not registered in memcli.cli.app.COMMANDS yet (being written in parallel)"
-FAKE_KEY = "sk-proj-" + "Zq8vN3kRt1YbW6mP" + "x4LcH7sJd2FgA9eU" + "o5TiK0wQy3VnB8rM"  # in pieces
-GIT = [
-    "git",
-    "-c",
-    "user.name=memcli tests",
-    "-c",
-    "user.email=tests@memcli.invalid",
-    "-c",
-    "commit.gpgsign=false",
-]
 
 # The fields pre-commit's manifest schema knows (pre_commit/clientlib.py, MANIFEST_HOOK_DICT).
 KNOWN_FIELDS = {
@@ -180,13 +168,11 @@ def memory_repo(tmp_path: Path) -> Path:
 
 
 def test_memcli_check_runs_as_pre_commit_runs_it(memory_repo: Path) -> None:
-    if "check" not in COMMANDS:
-        pytest.skip(CHECK_MISSING)
     proc = run_like_pre_commit(memory_repo, "memcli-check", staged(memory_repo))
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
 
     with (memory_repo / "agent ws" / "MEMORY.md").open("a", encoding="utf-8") as f:
-        f.write(f"- the OpenAI key is {FAKE_KEY}\n")
+        f.write(f"- the OpenAI key is {FAKE_OPENAI_KEY}\n")
     git(memory_repo, "add", "-A")
     proc = run_like_pre_commit(memory_repo, "memcli-check", staged(memory_repo))
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
@@ -206,8 +192,6 @@ def test_memcli_gc_runs_as_pre_commit_runs_it_in_a_manual_stage(tmp_path: Path) 
 
 @pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None, reason="pre-commit is not installed")
 def test_pre_commit_try_repo(memory_repo: Path) -> None:  # pragma: no cover - only with pre-commit
-    if "check" not in COMMANDS:
-        pytest.skip(CHECK_MISSING)
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "memcli-check", "--all-files"],
         cwd=memory_repo,
