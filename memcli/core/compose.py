@@ -48,12 +48,24 @@ def daily_note(day: date, first_entry: str) -> str:
 
 
 def separator_before(existing: str, entry: str) -> str | None:
-    """What must come between a note's text and a new entry so that the entry stands on its own:
-    "" or a blank line; None when no separator helps (the note ends inside a fence or comment)."""
+    """What must come between a note's text and new text (one entry, or a block such as a
+    heading and its items) so that the new text stands on its own: "" or a blank line;
+    None when no separator helps (the note ends inside a fence or comment).
+
+    It stands on its own when the note's entries are still there, unchanged in number,
+    and are followed by exactly the entries the new text has when parsed alone."""
     base = existing if not existing or existing.endswith("\n") else existing + "\n"
-    want = entry.rstrip("\n")
+    alone = [e.text.lstrip("\ufeff") for e in parse(entry).entries]
+    if not alone:  # only a heading, or blank: it cannot merge into an entry
+        alone_blocks = len(parse(entry).blocks)
+        for sep in ("", "\n"):
+            if len(parse(base + sep + entry).blocks) == len(parse(base).blocks) + alone_blocks:
+                return sep
+        return None
+    before = len(parse(base).entries)
     for sep in ("", "\n"):
-        doc = parse(base + sep + entry)
-        if doc.entries and doc.entries[-1].text.lstrip("\ufeff") == want:
+        entries = parse(base + sep + entry).entries
+        added = [e.text.lstrip("\ufeff") for e in entries[before:]]
+        if len(entries) == before + len(alone) and added == alone:
             return sep
     return None
