@@ -14,14 +14,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from memcli.core.entries import conflict_marker_line
 from memcli.core.roles import STATE_DIR, TEMP_SUFFIX
@@ -221,6 +223,34 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """An OSError raised while writing `path` names it: os.write's errors (a full disk, a
+    file-size limit) carry no file name, and the one-line error must say which file."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
+
+
+def names_its_file(function: Callable[Concatenate[Path, P], R]) -> Callable[Concatenate[Path, P], R]:
+    """`naming` around a function whose first argument is the file it writes."""
+
+    @functools.wraps(function)
+    def wrapper(path: Path, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with naming(path):
+            return function(path, *args, **kwargs)
+
+    return wrapper
+
+
+@names_its_file
 def replace_file(path: Path, data: bytes, mode: int) -> None:
     """The whole file replaced at once: a temp file in the same folder, fsynced, given
     `mode`, renamed over `path`, the folder fsynced. For files nothing else appends to (a
@@ -255,6 +285,7 @@ before_replace: Callable[[Path, Path], None] = lambda temp, target: None  # noqa
 after_replace: Callable[[Path], None] = lambda target: None  # noqa: E731
 
 
+@names_its_file
 def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None) -> int:
     """Replace `path` with `data` atomically; return how many appended bytes were carried.
 
@@ -440,6 +471,7 @@ def _umask() -> int:
     return mask
 
 
+@names_its_file
 def append_bytes(path: Path, data: bytes) -> None:
     """Append all of `data` or none of it: a torn write is truncated away again."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | NOFOLLOW)

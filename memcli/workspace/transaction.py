@@ -33,11 +33,15 @@ from memcli.core.lifecycle import Event, FileWrite, History, Plan, Trashed
 from memcli.core.roles import STATE_DIR
 from memcli.errors import ConflictError, DataError
 from memcli.workspace.files import (
+    NOFOLLOW,
     FileState,
+    append_bytes,
     atomic_write,
     display,
+    ensure_writable,
     fsync_dir,
     make_dirs,
+    naming,
     read_state,
     recover_carried,
     resolve_inside,
@@ -103,7 +107,7 @@ class Journal:
 
     def keep(self, name: str, data: bytes) -> str:
         path = self.folder / name
-        with open(path, "wb") as f:
+        with naming(path), open(path, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -166,6 +170,7 @@ def apply_plan(
 ) -> Outcome:
     """Write every change of `plan` as one transaction. Call under the workspace lock."""
     writes = sorted(plan.writes, key=_order)
+    _preflight(root, [p for w in writes for p in (w.path, w.move_to) if p is not None])
     states: dict[str, FileState | None] = {}
     for w in writes:
         state = _check(root, w, max_bytes)
@@ -202,13 +207,42 @@ def apply_plan(
     journal.data["trash"] = trash_path
     journal.save()
     carried = 0
-    if trash_path is not None:
-        _write_trash(root, trash_path, plan.trash, journal.tx, now)
-    for entry in entries:
-        carried += _do(root, journal, entry, states[entry["path"]])
-    append_ledger(root, plan.events, journal.tx, now)
+    try:
+        if trash_path is not None:
+            _write_trash(root, trash_path, plan.trash, journal.tx, now)
+        for entry in entries:
+            carried += _do(root, journal, entry, states[entry["path"]])
+        append_ledger(root, plan.events, journal.tx, now)
+    except BaseException:
+        _roll_back(root, journal, now)
+        raise
     journal.save(APPLIED)
     return Outcome(journal.tx, tuple(e["path"] for e in entries), carried)
+
+
+def _roll_back(root: Path, journal: Journal, now: datetime) -> None:
+    """A write failed half way (a full disk, a file made read-only meanwhile): put back what
+    was written before the error leaves. When that fails too, the journal stays prepared and
+    the next writing run rolls it back (recover)."""
+    with contextlib.suppress(Exception):
+        revert(root, journal, force=False)
+        with contextlib.suppress(Exception):
+            append_ledger(
+                root, [Event("rolled_back", "-", journal.tx, reason="failed; rolled back")], journal.tx, now
+            )
+        journal.save(ROLLED_BACK)
+
+
+def _preflight(root: Path, rels: Iterable[str]) -> None:
+    """Every file a transaction will write, create, move or remove: inside the workspace and
+    writable (by its mode too, for root), checked before anything is written."""
+    for rel in dict.fromkeys(rels):
+        path = root / rel
+        resolve_inside(path, root)
+        folder = path.parent
+        while not folder.exists() and folder != root:
+            folder = folder.parent  # make_dirs will create the rest inside this one
+        ensure_writable(path if folder == path.parent else folder / "_", root)
 
 
 def _missing_dirs(root: Path, writes: Sequence[FileWrite]) -> list[str]:
@@ -310,15 +344,13 @@ def append_ledger(root: Path, events: Iterable[Event], tx: str, now: datetime) -
         return
     path = root / LEDGER
     make_dirs(path.parent, root)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    try:
-        payload = ("\n".join(lines) + "\n").encode("utf-8")
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644))
+    payload = ("\n".join(lines) + "\n").encode("utf-8")
+    with open(path, "rb") as f:  # a line a killed run left half written stays a line of its own
+        size = f.seek(0, os.SEEK_END)
+        if size and (f.seek(size - 1), f.read(1))[1] != b"\n":
+            payload = b"\n" + payload
+    append_bytes(path, payload)  # all of it or none: a write cut short is taken back
 
 
 # --- reverting --------------------------------------------------------------------------
@@ -356,6 +388,9 @@ def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reve
     """
     restored: list[str] = []
     conflicts: list[str] = []
+    if not dry:
+        files = journal.data.get("files", [])
+        _preflight(root, [p for e in files for p in (e["path"], e.get("to")) if p is not None])
     for entry in reversed(journal.data.get("files", [])):
         rel = entry["path"]
         op = entry["op"]

@@ -275,13 +275,6 @@ def test_a_linked_session_store_stays_linked(ws: Path, tmp_path: Path) -> None:
         assert "memoryFlushAt" in json.loads((out / "sessions.json").read_text(encoding="utf-8"))[MAIN]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: undo is not all or nothing: with MEMORY.md linked out of the workspace, `memcli undo` "
-    "moves the archived notes back and restores a rewritten note (transaction.revert works file by "
-    "file, moves first), then refuses MEMORY.md with exit 3; the workspace is left half undone and "
-    "the transaction still 'applied' (the same happens on any write error during undo)",
-)
 def test_a_refused_undo_changes_nothing(ws: Path, tmp_path: Path) -> None:
     out = tmp_path / "outside"
     out.mkdir()

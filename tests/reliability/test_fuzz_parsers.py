@@ -375,15 +375,6 @@ def test_flush_and_compact_keep_every_unknown_field_and_the_order_of_keys(
     assert compacted[MAIN]["compactionCount"] == flushed[MAIN]["compactionCount"] + 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: flush cannot append to today's note once it exists (the agent wrote to it, `memcli add` "
-    "ran, or a second session was flushed in the same run): notes.add_entry asks "
-    "compose.separator_before whether the whole flushed block ('## Flushed from …' and its items) "
-    "parses as the note's last entry, which a heading plus several items never does, so flush exits 3 "
-    "with 'memory/2026-10-31.md ends inside an unclosed code block or comment'; the store is not "
-    "recorded and every later flush fails the same way",
-)
 @pytest.mark.parametrize("first", [["add", "hello"], ["flush", "--session", MAIN]], ids=["add", "flush"])
 def test_flush_appends_to_a_note_that_already_exists(
     sessions_ws: Path, tmp_path: Path, first: list[str]
