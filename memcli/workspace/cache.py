@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from memcli.core.analysis import TextFields
-from memcli.core.roles import STATE_DIR
+from memcli.workspace.files import usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
 SCHEMA = "1"
@@ -70,9 +70,10 @@ class FactsCache:
         self.stamp = stamp(code, rule_overrides, scan)
         live = (self.stamp, stamp(code, rule_overrides, not scan))  # list's and dedupe's
         self.db: sqlite3.Connection | None = None
-        path = root / STATE_DIR / CACHE_NAME
-        if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
-            return  # only where memcli already keeps state: reading never creates .memcli/
+        folder = usable_state_dir(root)  # never created here: reading makes no .memcli/
+        if folder is None:
+            return
+        path = folder / CACHE_NAME
         try:
             self.db = self._open(path, live)
         except sqlite3.OperationalError:  # busy or locked by another run: go without

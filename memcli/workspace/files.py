@@ -191,6 +191,35 @@ def ensure_writable(path: Path, root: Path) -> None:
         )
 
 
+def writable_dir(folder: Path) -> bool:
+    """A folder memcli may write in: its mode has a write bit (root ignores permissions, so
+    os.access alone would say yes to a folder the user made read-only) and access allows it."""
+    try:
+        mode = stat.S_IMODE(os.stat(folder).st_mode)
+    except OSError:
+        return False
+    return bool(mode & 0o222) and os.access(folder, os.W_OK)
+
+
+def usable_state_dir(root: Path, create: bool = False) -> Path | None:
+    """memcli's own folder (.memcli/) when memcli may keep a cache or an index in it: a real
+    folder inside the workspace (not a link out of it) that is writable, in a writable
+    workspace; with `create`, made when missing. None otherwise: run without it."""
+    folder = root / STATE_DIR
+    if not writable_dir(root):
+        return None
+    if not folder.exists() and not folder.is_symlink():
+        if not create:
+            return None
+        try:
+            folder.mkdir()
+        except OSError:
+            return None
+    if folder.is_symlink() or not folder.is_dir() or not is_inside(folder, root) or not writable_dir(folder):
+        return None
+    return folder
+
+
 def temp_name(path: Path) -> Path:
     return path.with_name(f".{path.name[:48]}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
 

@@ -24,7 +24,7 @@ from memcli.core.recall import fts_query, index_terms
 from memcli.core.roles import MEMORY_DIR, STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
 from memcli.parallel import parallel_map
-from memcli.workspace.files import decode, display, read_state
+from memcli.workspace.files import decode, display, read_state, usable_state_dir
 from memcli.workspace.layout import scan
 
 INDEX_NAME = "index.sqlite"
@@ -78,11 +78,9 @@ class Index:
         self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        folder = self.path.parent
         try:
-            if not _writable(self.root) or (folder.exists() and not _writable(folder)):
-                raise PermissionError(folder)  # read-only, even for root: keep the index in memory
-            folder.mkdir(exist_ok=True)
+            if usable_state_dir(self.root, create=True) is None:
+                raise PermissionError(self.path)  # read-only (even for root) or .memcli/ links out
             db = sqlite3.connect(self.path)
             db.execute("PRAGMA journal_mode=WAL")
         except (OSError, sqlite3.Error):
@@ -288,11 +286,6 @@ def tree_fingerprint(root: Path, max_bytes: int) -> str:
     digest.update(b"\1")
     visit(str(root / MEMORY_DIR), f"{MEMORY_DIR}/", deep=True)
     return digest.hexdigest()
-
-
-def _writable(folder: Path) -> bool:
-    mode = stat.S_IMODE(os.stat(folder).st_mode)
-    return bool(mode & 0o222) and os.access(folder, os.W_OK)
 
 
 def remove_index(root: Path) -> None:

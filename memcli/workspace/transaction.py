@@ -45,6 +45,7 @@ from memcli.workspace.files import (
     read_state,
     recover_carried,
     resolve_inside,
+    usable_state_dir,
 )
 
 JOURNAL_DIR = f"{STATE_DIR}/journal"
@@ -581,6 +582,11 @@ class Purged:
 def purge(root: Path, older_than_days: float, now: datetime, dry: bool = False) -> Purged:
     """Delete trash files and finished journals older than the given age: the only deletion."""
     limit = now - timedelta(days=older_than_days)
+    if not dry and usable_state_dir(root) is None and (root / STATE_DIR).exists():
+        raise DataError(
+            f"{STATE_DIR}/ is read-only or links out of the workspace; nothing was deleted",
+            "make it writable if memcli should purge it",
+        )
     trash: list[str] = []
     folder = root / TRASH_DIR
     if folder.is_dir():

@@ -218,17 +218,7 @@ REFUSED: dict[str, set[str]] = {
     "sessionFile-absolute": {"flush", "compact"},
 }
 # Known bugs: a write through a link out of the workspace (the outside folder changes).
-WRITES_OUT = {
-    ("state-dir", "search"): "bug: workspace.index.Index._open writes index.sqlite (every note's text) "
-    "through a .memcli symlink to a folder outside the workspace (no resolve_inside on STATE_DIR)",
-    ("state-dir", "context"): "bug: as for search (context refreshes the same index.sqlite)",
-}
-# The facts cache (.memcli/cache.sqlite) is written the same way by list, dedupe and gc's planning.
-for _command in ("list", "gc-dry-run"):
-    WRITES_OUT[("state-dir", _command)] = (
-        "bug: workspace.cache.FactsCache writes cache.sqlite through a .memcli symlink to a folder "
-        "outside the workspace (no resolve_inside on STATE_DIR)"
-    )
+WRITES_OUT: dict[tuple[str, str], str] = {}  # (scenario, command) -> the bug it pins, while open
 
 
 def matrix() -> list[Any]:
@@ -460,13 +450,6 @@ def test_reading_commands_work_in_a_read_only_workspace(read_only: Path, command
     assert snapshot(read_only) == before
 
 
-@pytest.mark.xfail(
-    ROOT_USER,
-    strict=True,
-    reason="bug: workspace.cache.FactsCache asks os.access(folder, W_OK), always true for root, so "
-    "`memcli list` (also dedupe, gc --dry-run) opens and rewrites .memcli/cache.sqlite in a read-only "
-    "workspace (a reading command writing, SPEC §14)",
-)
 def test_a_read_only_workspace_gets_no_results_cache(read_only: Path) -> None:
     paths = {p: os.stat(p).st_mtime_ns for p in read_only.rglob("*")}
     assert_clean(memcli(read_only, "list"), (0,))
@@ -480,25 +463,15 @@ WRITES: dict[str, list[str]] = {
     "check-fix": ["check", "--fix"],
     "restore": ["restore", "TRASHED"],
     "init": ["init", "WORKSPACE"],
+    "undo": ["undo"],
+    "purge": ["purge", "--older-than", "1"],
 }
 ROOT_WRITES: dict[str, tuple[list[str], str]] = {
-    "undo": (
-        ["undo"],
-        "bug: as root, undo in a read-only workspace moves every archived note back into memory/ "
-        "(transaction._move links and unlinks; make_dirs returns early for an existing folder, so "
-        "ensure_writable is never asked), then stops at the first rewrite with 'memory is read-only; "
-        "nothing was written'",
-    ),
     "compact": (
         ["compact", "--force", "--keep-recent-tokens", "500", "--session", MAIN],
         "bug: as root, compact appends a compaction entry to a read-only (0444) transcript in a "
         "read-only folder and rewrites the read-only sessions.json (no read-only check in compact.py; "
         "flush_one's os.access check is always true for root)",
-    ),
-    "purge": (
-        ["purge", "--older-than", "1"],
-        "bug: as root, purge deletes the trash and the journals of a read-only workspace "
-        "(transaction.purge has no read-only check)",
     ),
 }
 
