@@ -8,6 +8,17 @@ leaf, ISO timestamp, summary, firstKeptEntryId, tokensBefore, details.readFiles 
 modifiedFiles) is appended to the transcript under its lock (`<file>.lock`); then
 `compactionCount` goes up by one and `totalTokens` becomes the new estimate, under the
 store's lock. The transcript's existing bytes are never rewritten.
+
+A transcript without ids (an old or hand-written one, read in file order) has no id to
+name the first kept entry by: its compaction entry names it by its place in the file,
+`firstKeptEntryIndex` (0 = the file's first JSON line), as OpenClaw's version 1
+transcripts did (OpenClaw turns it into `firstKeptEntryId` when it gives the file ids);
+`firstKeptEntryId` is null, and the entry gets no id or parentId, like the entries
+around it. The first kept entry is named by id only when exactly one entry holds it.
+
+Nothing is written when the store could not be (a link out of the workspace); when the
+transcript turns out to have changed under its lock, the compaction is not written and
+the error says whether the due flush before it was recorded.
 """
 
 from __future__ import annotations
@@ -19,14 +30,15 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from memcli.core.conversation import Message, Transcript
 from memcli.core.sessions import compaction_due, cut_index
 from memcli.core.summarize import digest_of_session, transcript_tokens
 from memcli.core.tokens import estimate_tokens
-from memcli.errors import DataError
+from memcli.errors import ConflictError
 from memcli.flush import Flushed, flush_one
 from memcli.runtime import Runtime
 from memcli.workspace.files import append_bytes, newline_of
-from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, update_store
+from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, store_target, update_store
 from memcli.workspace.templates import find_template, render_template
 from memcli.workspace.transcripts import read_transcript, transcript_path
 
@@ -64,6 +76,25 @@ def _new_id(taken: set[str]) -> str:
             return candidate
 
 
+def _named_by_id(transcript: Transcript, first: Message) -> bool:
+    """Whether the first kept message can be named by its id: a string id (not one made a
+    string by memcli), held by no other message of the branch (where OpenClaw, as
+    Transcript.context, looks for it)."""
+    return (
+        bool(first.id)
+        and any(e.get("id") == first.id for e in transcript.entries)
+        and sum(1 for m in transcript.messages if m.id == first.id) == 1
+    )
+
+
+def _still_there(fresh: Transcript, first: Message, by_id: bool) -> bool:
+    """Whether the transcript, read again under its lock, still holds the first kept entry
+    where memcli found it (OpenClaw only appends; anything else changed it)."""
+    if by_id:
+        return any(e.get("id") == first.id for e in fresh.entries)
+    return any((m.index, m.role, m.text) == (first.index, first.role, first.text) for m in fresh.messages)
+
+
 def compact(
     run: Runtime,
     key: str | None,
@@ -83,7 +114,7 @@ def compact(
 def _compact_one(
     run: Runtime, store: Path, name: str, entry: dict[str, Any], force: bool, dry_run: bool, keep_recent: int
 ) -> Compacted:
-    path = transcript_path(store, entry)
+    path = transcript_path(store, entry, name)
     if path is None:
         return Compacted(name, False, "no transcript")
     transcript = read_transcript(path, run.root)
@@ -94,6 +125,8 @@ def _compact_one(
         due, why = True, f"--force ({why})"
     if not due:
         return Compacted(name, False, why, tokens_before=before)
+    if not dry_run:
+        store_target(store, run.root)  # a store memcli must not write is refused before any write
     flushed = flush_one(run, store, name, False, dry_run)
     costs = [transcript_tokens([m]) for m in messages]
     cut = cut_index(costs, [m.role for m in messages], keep_recent)
@@ -118,25 +151,36 @@ def _compact_one(
         find_template("compaction-summary", run.root, run.policy.templates_dir), digest.context()
     ).strip()
     after = estimate_tokens(summary) + transcript_tokens(kept)
-    compaction: dict[str, Any] = {
-        "type": "compaction",
-        "id": "",
-        "parentId": None,
-        "timestamp": run.now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "summary": summary,
-        "firstKeptEntryId": kept[0].id,
-        "tokensBefore": before,
-        "details": {"readFiles": list(digest.read_files), "modifiedFiles": list(digest.modified_files)},
-    }
+    first = kept[0]
+    by_id = _named_by_id(transcript, first)
+    compaction: dict[str, Any] = {"type": "compaction"}
+    if by_id:
+        compaction.update(id="", parentId=None)
+    compaction.update(
+        timestamp=run.now.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        summary=summary,
+        firstKeptEntryId=first.id if by_id else None,
+    )
+    if not by_id:
+        compaction["firstKeptEntryIndex"] = first.index
+    compaction.update(
+        tokensBefore=before,
+        details={"readFiles": list(digest.read_files), "modifiedFiles": list(digest.modified_files)},
+    )
     if dry_run:
         return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
     with store_lock(path, run.policy.lock_timeout_seconds):
         fresh = read_transcript(path, run.root)  # what OpenClaw appended meanwhile counts
-        ids = {str(e.get("id")) for e in fresh.entries if e.get("id") is not None}
-        if kept[0].id not in ids:
-            raise DataError(f"{path.name} changed while memcli read it", "nothing was written; run again")
-        compaction["id"] = _new_id(ids)
-        compaction["parentId"] = fresh.leaf_id
+        if not _still_there(fresh, first, by_id):
+            recorded = "; the due flush before it was recorded" if flushed.recorded else ""
+            raise ConflictError(
+                f"{path.name} changed while memcli read it (its first kept entry is gone): the "
+                f"compaction was not written{recorded}",
+                "run again",
+            )
+        if by_id:
+            compaction["id"] = _new_id({str(e.get("id")) for e in fresh.entries if e.get("id") is not None})
+            compaction["parentId"] = fresh.leaf_id
         data = path.read_bytes()
         line = json.dumps(compaction, ensure_ascii=False).encode("utf-8") + b"\n"
         if data and not data.endswith(b"\n"):
@@ -147,7 +191,11 @@ def _compact_one(
         current = data.get(name)
         if not isinstance(current, dict):
             return False
-        current["compactionCount"] = int(current.get("compactionCount", 0) or 0) + 1
+        try:
+            count = int(current.get("compactionCount", 0) or 0)
+        except (TypeError, ValueError, OverflowError):  # not a count (a list, inf): start again
+            count = 0
+        current["compactionCount"] = count + 1
         current["totalTokens"] = after
         if "totalTokensFresh" in current:
             current["totalTokensFresh"] = True

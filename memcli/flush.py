@@ -10,19 +10,21 @@ record `memoryFlushAt` and `memoryFlushCompactionCount` under the store's lock.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from memcli.core.conversation import Message, Transcript
-from memcli.core.sessions import FlushDecision, flush_decision
+from memcli.core.sessions import FlushDecision, bad_flush_time, flush_decision, flush_time
 from memcli.core.similarity import normalise
 from memcli.core.summarize import Item, message_items, transcript_tokens
 from memcli.errors import DataError
 from memcli.runtime import Runtime
+from memcli.workspace.files import display
 from memcli.workspace.notes import add_entry
 from memcli.workspace.session_store import LEGACY_WHY, sessions_of, update_store
 from memcli.workspace.snapshot import take_snapshot
@@ -76,21 +78,27 @@ def prompts(day: str) -> tuple[str, str]:
     return FLUSH_PROMPT.format(date=day), FLUSH_SYSTEM_PROMPT.format(date=day)
 
 
+def _aware(moment: datetime) -> datetime:
+    """A transcript time without an offset is taken as UTC (OpenClaw writes `…Z`)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def since_last_flush(transcript: Transcript, entry: dict[str, Any]) -> list[Message]:
-    """The messages after the later of the last flush and the last compaction."""
+    """The messages after the later of the last flush and the last compaction (a
+    `memoryFlushAt` that is no usable time counts as no flush)."""
     marks: list[datetime] = []
-    flushed = entry.get("memoryFlushAt")
-    if isinstance(flushed, int) and not isinstance(flushed, bool):
-        marks.append(datetime.fromtimestamp(flushed / 1000).astimezone())
+    flushed = flush_time(entry)
+    if flushed is not None:
+        marks.append(flushed)
     for compaction in transcript.compactions[-1:]:
         stamp = compaction.get("timestamp")
         if isinstance(stamp, str):
             with contextlib.suppress(ValueError):
-                marks.append(datetime.fromisoformat(stamp.replace("Z", "+00:00")))
+                marks.append(_aware(datetime.fromisoformat(stamp.replace("Z", "+00:00"))))
     if not marks:
         return list(transcript.messages)
     mark = max(marks)
-    return [m for m in transcript.messages if m.time is None or m.time > mark]
+    return [m for m in transcript.messages if m.time is None or _aware(m.time) > mark]
 
 
 def memory_texts(run: Runtime) -> set[str]:
@@ -162,7 +170,7 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
         entry = data.get(name)
         if not isinstance(entry, dict):
             return False
-        path = transcript_path(store, entry)
+        path = transcript_path(store, entry, name)
         transcript = read_transcript(path, run.root) if path is not None else None
         decision = decide(run, name, entry, path, transcript, now_ms, read_only)
         if force and not decision.due and not read_only:
@@ -231,17 +239,26 @@ def overview(run: Runtime) -> tuple[list[SessionRow], list[str]]:
     read_only = not os.access(run.root, os.W_OK)
     try:
         for found, key, entry in sessions_of(run.root):
-            path = transcript_path(found.path, entry)
+            path = transcript_path(found.path, entry, key)
             fresh = entry.get("totalTokensFresh") is not False and isinstance(entry.get("totalTokens"), int)
             transcript = read_transcript(path, run.root) if path is not None and not fresh else None
             decision = decide(run, key, entry, path, transcript, now_ms, read_only)
-            flushed = entry.get("memoryFlushAt")
-            when = None
-            if isinstance(flushed, int) and not isinstance(flushed, bool):
-                stamp = datetime.fromtimestamp(flushed / 1000, tz=run.now.tzinfo)
-                when = stamp.astimezone(run.tz).strftime("%Y-%m-%d %H:%M")
+            flushed = flush_time(entry)
+            when = flushed.astimezone(run.tz).strftime("%Y-%m-%d %H:%M") if flushed is not None else None
+            if bad_flush_time(entry):
+                problems.append(
+                    f"{display(found.path, run.root)}: session {key!r}: memoryFlushAt "
+                    f"{_short(entry['memoryFlushAt'])} is no time memcli can use (epoch milliseconds "
+                    "within the years 1 to 9999); counted as never flushed, the next flush records a good one"
+                )
             count = entry.get("compactionCount")
             rows.append(SessionRow(key, decision, when, count if isinstance(count, int) else 0))
     except DataError as exc:
         problems.append(exc.one_line())
     return rows, problems
+
+
+def _short(value: Any) -> str:
+    """A store value as its JSON text (a number a double cannot hold as written), cut short."""
+    text = getattr(value, "text", None) or json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -8,10 +8,10 @@ by OpenClaw and skipped here; a transcript without its header still reads.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "grep", "glob", "ls", "search", "open"})
 WRITE_TOOLS = frozenset({"write", "edit", "write_file", "edit_file", "str_replace", "apply_patch", "create"})
@@ -31,6 +31,9 @@ class Message:
     time: datetime | None
     calls: tuple[ToolCall, ...] = ()
     error: bool = False  # a tool result that reports a failure
+    # its entry's place in the file, counting every JSON line from 0 (the header, when there
+    # is one): how OpenClaw's first transcripts, which had no ids, named the first kept entry
+    index: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +46,20 @@ class Transcript:
 
     def context(self) -> tuple[Message, ...]:
         """The messages the model still sees: since the last compaction's first kept entry
-        (its summary stands for the ones before), or all of them."""
+        (its summary stands for the ones before), or all of them. The first kept entry is
+        named by its id (`firstKeptEntryId`) or, in a transcript without ids, by its place
+        in the file (`firstKeptEntryIndex`, as OpenClaw's version 1 transcripts did)."""
         if not self.compactions:
             return self.messages
-        first = self.compactions[-1].get("firstKeptEntryId")
+        last = self.compactions[-1]
+        first = last.get("firstKeptEntryId")
         ids = [m.id for m in self.messages]
-        return self.messages[ids.index(first) :] if first in ids else self.messages
+        if isinstance(first, str) and first and first in ids:
+            return self.messages[ids.index(first) :]
+        index = last.get("firstKeptEntryIndex")
+        if isinstance(index, int) and not isinstance(index, bool):
+            return tuple(m for m in self.messages if m.index >= index)
+        return self.messages
 
     @property
     def leaf_id(self) -> str | None:
@@ -102,20 +113,24 @@ def parse_transcript(lines: Iterable[str], name: str = "transcript") -> Transcri
     header: dict[str, Any] | None = None
     entries: list[dict[str, Any]] = []
     problems: list[str] = []
+    place: dict[int, int] = {}  # id() of an entry -> its index among the file's JSON lines
+    parsed = 0
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             problems.append(f"{name}:{number}: not a JSON line (skipped)")
             continue
+        parsed += 1
         if not isinstance(data, dict):
             problems.append(f"{name}:{number}: not a JSON object (skipped)")
             continue
         if data.get("type") == "session" and header is None and not entries:
             header = data
         else:
+            place[id(data)] = parsed - 1
             entries.append(data)
     branch = _active_branch(entries)
     messages: list[Message] = []
@@ -131,10 +146,20 @@ def parse_transcript(lines: Iterable[str], name: str = "transcript") -> Transcri
         role = str(message.get("role", ""))
         text, calls = _text_of(message.get("content"))
         error = role == "toolResult" and _is_error(message, text)
-        messages.append(
-            Message(str(entry.get("id", "")), role, text, _when(entry.get("timestamp")), calls, error)
-        )
+        when = _when(entry.get("timestamp"))
+        messages.append(Message(str(entry.get("id", "")), role, text, when, calls, error, place[id(entry)]))
     return Transcript(header, tuple(messages), tuple(compactions), tuple(problems), tuple(entries))
+
+
+def _key(value: Any) -> Hashable:
+    """An id or parentId as a dict key: a list or an object (unhashable) by its JSON text, kept
+    apart from any string id; equal ids still meet, whatever their type."""
+    if isinstance(value, list | dict):
+        try:
+            return ("json", json.dumps(value, sort_keys=True))
+        except (RecursionError, ValueError):
+            return ("object", id(value))  # nested too deep to compare: equal to itself only
+    return cast(Hashable, value)
 
 
 def _active_branch(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -142,13 +167,13 @@ def _active_branch(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     or hand-written transcript) are taken in file order."""
     if not entries or not all("id" in e for e in entries):
         return list(entries)
-    by_id = {e["id"]: e for e in entries}
+    by_id = {_key(e["id"]): e for e in entries}
     path: list[dict[str, Any]] = []
-    seen: set[Any] = set()
+    seen: set[Hashable] = set()
     current: dict[str, Any] | None = entries[-1]
-    while current is not None and current["id"] not in seen:
-        seen.add(current["id"])
+    while current is not None and _key(current["id"]) not in seen:
+        seen.add(_key(current["id"]))
         path.append(current)
         parent = current.get("parentId")
-        current = by_id.get(parent) if parent is not None else None
+        current = by_id.get(_key(parent)) if parent is not None else None
     return path[::-1]

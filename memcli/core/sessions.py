@@ -5,13 +5,15 @@ reserve_tokens_floor − soft_threshold_tokens`, once per compaction cycle. memc
 better: a session never flushed is due (OpenClaw's `0 == 0` guard skips it), a stale
 `totalTokens` (`totalTokensFresh: false`) is replaced by an estimate from the
 transcript, a transcript over `force_flush_transcript_bytes` is flushed whatever its
-count says, and a cooldown keeps two flushes apart.
+count says, and a cooldown keeps two flushes apart. A `memoryFlushAt` that is no usable
+time (another type, or out of the years 1 to 9999) counts as never flushed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memcli.core.policy import Policy
@@ -30,6 +32,30 @@ class FlushDecision:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+# the epoch milliseconds datetime can hold (years 1 to 9999), a day kept free at each end so
+# that the time can still be moved to any time zone
+FIRST_MS = (datetime(1, 1, 2, tzinfo=UTC) - _EPOCH) // _MS
+LAST_MS = (datetime(9999, 12, 30, tzinfo=UTC) - _EPOCH) // _MS
+
+
+def flush_time(entry: Mapping[str, Any]) -> datetime | None:
+    """When the session was last flushed (`memoryFlushAt`, epoch ms) as an aware UTC time;
+    None when it never was, or when the value is no usable time (not a whole number of
+    milliseconds within the years 1 to 9999): such a session counts as never flushed, and
+    its next flush records a good time over the bad one."""
+    ms = _int(entry.get("memoryFlushAt"))
+    if ms is None or not FIRST_MS <= ms <= LAST_MS:
+        return None
+    return _EPOCH + ms * _MS
+
+
+def bad_flush_time(entry: Mapping[str, Any]) -> bool:
+    """Whether `memoryFlushAt` is there (not null) but no usable time."""
+    return entry.get("memoryFlushAt") is not None and flush_time(entry) is None
 
 
 def session_tokens(entry: Mapping[str, Any], estimate: int | None) -> tuple[int, bool]:
@@ -68,7 +94,7 @@ def flush_decision(
     if tokens < threshold and not big:
         counted = "estimated from the transcript" if estimated else "totalTokens"
         return no(f"{tokens:,} tokens ({counted}), below {threshold:,}")
-    flushed_at = _int(entry.get("memoryFlushAt"))
+    flushed_at = _int(entry.get("memoryFlushAt")) if flush_time(entry) is not None else None
     cycle = _int(entry.get("compactionCount")) or 0
     if flushed_at is not None and _int(entry.get("memoryFlushCompactionCount")) == cycle:
         return no(f"already flushed in compaction cycle {cycle}")
@@ -78,6 +104,8 @@ def flush_decision(
         assert transcript_bytes is not None
         return FlushDecision(True, f"transcript is {transcript_bytes:,} bytes", tokens, window, threshold)
     never = " (never flushed)" if flushed_at is None else f" (new compaction cycle {cycle})"
+    if bad_flush_time(entry):
+        never = " (never flushed: its memoryFlushAt is no usable time)"
     source = "estimated" if estimated else "totalTokens"
     why = f"{tokens:,} tokens ({source}) ≥ {threshold:,}{never}"
     return FlushDecision(True, why, tokens, window, threshold)

@@ -7,6 +7,18 @@ re-reads the store inside the lock, and replaces it with 2-space JSON through a 
 file and a rename, keeping its mode. OpenClaw 2026.8 and later keep sessions in
 `agents/<id>/agent/openclaw-agent.sqlite`; a JSON store beside such a database is
 legacy, and memcli never writes to the database.
+
+A store that is a symlink (a workspace's `sessions.json` linked to OpenClaw's
+`agents/<id>/sessions/sessions.json`) is written through the link: the file it leads to
+is replaced and the link is kept, so OpenClaw and memcli go on sharing one store. The
+lock sits beside that real file, where OpenClaw, which opens its store by its own path,
+puts `sessions.json.lock` too. A link is followed only into the workspace, into
+OpenClaw's state folder (`$OPENCLAW_STATE_DIR`, else `~/.openclaw`) or within its own
+folder; a write through a link that leads anywhere else is refused (SPEC §14), nothing
+written.
+
+A number a double cannot hold (`1e999`) is written back with the text it was read with
+(see transcripts.Verbatim), never as Python's `Infinity`, which is not JSON.
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -21,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from memcli.errors import DataError, LockTimeout
-from memcli.workspace.files import display, read_state, replace_file
-from memcli.workspace.transcripts import STORE_NAME, read_store
+from memcli.workspace.files import display, is_inside, read_state, replace_file
+from memcli.workspace.transcripts import STORE_NAME, Verbatim, read_store
 
 LOCK_SUFFIX = ".lock"
 STALE_SECONDS = 30.0
@@ -70,7 +83,35 @@ def _legacy(store: Path) -> bool:
 
 
 def lock_path(store: Path) -> Path:
-    return store.with_name(store.name + LOCK_SUFFIX)
+    """`<file>.lock` beside the real file (a store reached through a symlink is locked where
+    OpenClaw, which opens it by its own path, locks it)."""
+    real = Path(os.path.realpath(store))
+    return real.with_name(real.name + LOCK_SUFFIX)
+
+
+def openclaw_home(environ: Mapping[str, str] = os.environ) -> Path:
+    """OpenClaw's state folder: $OPENCLAW_STATE_DIR, else ~/.openclaw."""
+    return state_dir(environ) or Path.home() / ".openclaw"
+
+
+def store_target(store: Path, root: Path) -> Path:
+    """The file a write of `store` replaces: the store itself, or the file it links to (the
+    link is kept). A link is followed only into the workspace, OpenClaw's state folder or
+    its own folder; anywhere else, DataError (exit 3) before anything is written."""
+    if not store.is_symlink():
+        return store
+    real = Path(os.path.realpath(store))
+    name = display(store, root)
+    if not real.is_file():
+        raise DataError(f"{name} is a symlink to {real}, which is not a file", "nothing was written")
+    if not any(is_inside(real, place) for place in (root, openclaw_home(), store.parent)):
+        raise DataError(
+            f"{name} is a symlink to {real}, outside the workspace and OpenClaw's state folder; "
+            "nothing was written",
+            f"set OPENCLAW_STATE_DIR to the folder that holds it, or name the store itself "
+            f"with --sessions {real}",
+        )
+    return real
 
 
 @contextlib.contextmanager
@@ -134,22 +175,57 @@ def _stale(path: Path, stale: float, clock: Callable[[], float]) -> bool:
     return False
 
 
-def render_store(data: dict[str, Any]) -> bytes:
-    """2-space JSON, keys in their order, non-ASCII kept (as OpenClaw writes it)."""
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def render_store(data: dict[str, Any], name: str = STORE_NAME) -> bytes:
+    """2-space JSON, keys in their order, non-ASCII kept (as OpenClaw writes it). A number
+    read as Verbatim gets its own text back; anything else JSON cannot hold is DataError."""
+    marks: dict[str, str] = {}
+    try:
+        text = json.dumps(
+            _marked(data, marks, secrets.token_hex(16)), indent=2, ensure_ascii=False, allow_nan=False
+        )
+    except ValueError:
+        raise DataError(
+            f"{name} would hold a number that is not JSON (inf or nan)", "nothing was written"
+        ) from None
+    except RecursionError:
+        raise DataError(
+            f"{name} nests its JSON too deeply to be written back", "nothing was written"
+        ) from None
+    for mark, number in marks.items():
+        text = text.replace(mark, number, 1)
+    return (text + "\n").encode("utf-8")
+
+
+def _marked(value: Any, marks: dict[str, str], token: str) -> Any:
+    """`value` with each Verbatim number replaced by a unique string, its JSON text (the mark
+    render_store swaps for the number's own text) recorded in `marks`."""
+    if isinstance(value, Verbatim):
+        mark = f"\x00memcli-number-{token}-{len(marks)}"
+        marks[json.dumps(mark)] = value.text
+        return mark
+    if isinstance(value, dict):
+        return {key: _marked(item, marks, token) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_marked(item, marks, token) for item in value]
+    return value
 
 
 def update_store(
     store: Path, root: Path, change: Callable[[dict[str, Any]], bool], wait: float = WAIT_SECONDS
 ) -> bool:
     """Under the store's lock: re-read it, apply `change` (True when it changed something),
-    write it back. The file's mode is kept; nothing is written when nothing changed."""
-    with store_lock(store, wait):
-        state = read_state(store, root, MAX_STORE_BYTES, allow_outside=True)
+    write it back. The file's mode is kept; nothing is written when nothing changed. A
+    store linked elsewhere is written through the link (store_target); one that could not
+    be written back is refused before `change` runs, so that it writes nothing either."""
+    target = store_target(store, root)
+    name = display(store, root)
+    with store_lock(target, wait):
+        state = read_state(target, root, MAX_STORE_BYTES, allow_outside=True)
         data = read_store(store, root)
+        render_store(data, name)
         if not change(data):
             return False
-        replace_file(store, render_store(data), state.mode)  # not atomic_write: nothing appends to it
+        replace_file(target, render_store(data, name), state.mode)  # not atomic_write: nothing appends to it
         return True
 
 
