@@ -38,10 +38,8 @@ def _coerce(name: str, value: Any, where: str) -> Any:
         if choices and value not in choices:
             raise ConfigError(f"{where} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
         return value
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{where} must be a number, got {value!r}")
-    if not math.isfinite(value):
-        raise ConfigError(f"{where} must be a finite number, got {value}")
+    _check_number(value, where)
+    given = value
     if isinstance(default, int):
         if isinstance(value, float) and not value.is_integer():
             raise ConfigError(f"{where} must be a whole number, got {value!r}")
@@ -50,10 +48,23 @@ def _coerce(name: str, value: Any, where: str) -> Any:
         value = float(value)
     low, high = f.metadata["min"], f.metadata["max"]
     if low is not None and value < low:
-        raise ConfigError(f"{where} must be at least {low}, got {value}")
+        raise ConfigError(f"{where} must be at least {_shown(low)}, got {given!r}")
     if high is not None and value > high:
-        raise ConfigError(f"{where} must be at most {high}, got {value}")
+        raise ConfigError(f"{where} must be at most {_shown(high)}, got {given!r}")
     return value
+
+
+def _shown(bound: float) -> str:
+    """A bound as a user would write it: 86400, not 86400.0; 0.001 stays 0.001."""
+    return str(int(bound)) if float(bound).is_integer() else str(bound)
+
+
+def _check_number(value: Any, where: str) -> None:
+    """A number that TOML, a variable or a flag gave: not a boolean, never nan or ±inf."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ConfigError(f"{where} must be a finite number, got {value}")
 
 
 def _check_timezone(name: str, where: str) -> None:
@@ -90,7 +101,12 @@ def values_from_toml(text: str, source: str) -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source} is not valid TOML: {exc}", "fix the line it names") from None
+        # tomllib says where: "(at line L, column C)", or "(at end of document)" when the file
+        # stops in the middle of a setting or a table header.
+        hint = (
+            "fix the line it names" if "(at line " in str(exc) else "complete or remove the file's last line"
+        )
+        raise ConfigError(f"{source} is not valid TOML: {exc}", hint) from None
     unknown = [k for k in data if k not in POLICY_FIELDS and k != "rules"]
     if unknown:
         raise _unknown(unknown, source)
@@ -101,6 +117,7 @@ def values_from_toml(text: str, source: str) -> dict[str, Any]:
 
 
 RULE_KEYS = ("points", "cues", "add")
+MAX_RULE_POINTS = 100  # a score is 0-10: a signal worth more than this cannot be meant
 
 
 def rule_overrides(table: Any, source: str) -> tuple[RuleOverride, ...]:
@@ -122,8 +139,13 @@ def rule_overrides(table: Any, source: str) -> tuple[RuleOverride, ...]:
         if bad:
             raise ConfigError(f"{where}: unknown key{'s' if len(bad) > 1 else ''} {', '.join(sorted(bad))}")
         points = spec.get("points")
-        if points is not None and (isinstance(points, bool) or not isinstance(points, int | float)):
-            raise ConfigError(f"{where}.points must be a number, got {points!r}")
+        if points is not None:
+            _check_number(points, f"{where}.points")
+            if abs(points) > MAX_RULE_POINTS:
+                raise ConfigError(
+                    f"{where}.points must be within ±{MAX_RULE_POINTS}, got {points!r}",
+                    "an entry's score runs from 0 to 10",
+                )
         lists = {}
         for key in ("cues", "add"):
             value = spec.get(key)

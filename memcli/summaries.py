@@ -148,11 +148,12 @@ def summarize_session(
 
 def _finish(run: Runtime, digest: Digest, name: str, command: str) -> Summary:
     path = find_template(name, run.root, run.policy.templates_dir)
-    extractive = render_digest(digest, path)
+    limit = run.policy.max_file_bytes  # a longer summary could not be read back
+    extractive = render_digest(digest, path, limit)
     if not command:
         return Summary(digest, path, extractive, "extractive")
     prompt = render_template(
-        find_template(PROMPT_TEMPLATE, run.root, run.policy.templates_dir), digest.context()
+        find_template(PROMPT_TEMPLATE, run.root, run.policy.templates_dir), digest.context(), limit
     )
     body, problem = run_summarizer(command, prompt, run.policy.summarizer_timeout_seconds)
     if body is None:
@@ -179,7 +180,8 @@ def run_summarizer(command: str, prompt: str, timeout: float) -> tuple[str | Non
 
 
 def write_summary(run: Runtime, summary: Summary, out_path: str | None) -> tuple[str, str]:
-    """Write the summary inside the workspace as one transaction; return its path and id."""
+    """Write the summary inside the workspace as one transaction; return its path and id.
+    A summary over max_file_bytes is refused: every later command would refuse the file."""
     rel = summary.rel
     if out_path is not None:
         target = Path(out_path).expanduser()
@@ -190,6 +192,13 @@ def write_summary(run: Runtime, summary: Summary, out_path: str | None) -> tuple
             raise UsageError(
                 f"--output {out_path} is outside the workspace", "use --output - and redirect it"
             ) from None
+    size = len(summary.text.encode("utf-8"))
+    if size > run.policy.max_file_bytes:
+        raise DataError(
+            f"the summary for {rel} is {size:,} bytes, over max_file_bytes ({run.policy.max_file_bytes:,}); "
+            "nothing was written",
+            "shorten the template's output or --budget, or raise max_file_bytes",
+        )
     with WorkspaceLock(run.root, "summarize", run.policy.lock_timeout_seconds):
         recover(run.root, run.now)
         path = run.root / rel

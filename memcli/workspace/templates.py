@@ -3,14 +3,47 @@
 A template `NAME` is the file `NAME.md.j2` in `<workspace>/templates/`, then in the
 configured `templates_dir`, then among the templates shipped in the package. It is
 rendered in Jinja2's sandbox: no attribute of Python's internals is reachable, and an
-unknown name is an error. Any error names the template file and its line (exit 3).
+unknown name is an error. Any error names the template file and its line (exit 3): a
+syntax error, and whatever the template raises while it renders (a division by zero, a
+range() over the sandbox's 100,000 items, a macro that calls itself for ever, a filter
+given the wrong type, memory running out), and the limits below.
+
+A template is the user's code, and gc renders one for every finished week, so rendering
+is bounded; past a bound the render stops with a DataError naming the template, the line
+it had reached and the limit:
+
+- work: at most MAX_RENDER_STEPS steps, a step being one turn of a `{% for %}` loop or one
+  call made by the template (a macro, a method, range(), loop.cycle…), and at most
+  RENDER_SECONDS of wall-clock time and MAX_RENDER_MEMORY of growth in the process's peak
+  memory, both checked at a step, at most every CHECK_EVERY seconds. Nested loops or a
+  macro that fans out would otherwise run for hours;
+- output: at most `max_bytes` characters (the caller's max_file_bytes, as `summarize`
+  gives; MAX_RENDER_BYTES when it gives none): a longer summary could not be read back by
+  memcli. The text is produced piece by piece (Template.generate) and dropped as soon as
+  it passes the limit;
+- single operations that no step would interrupt: a string or list repeated by `*` past
+  `max_bytes` and an integer power of more than MAX_POWER_BITS bits are refused before
+  they are computed (the sandbox intercepts both operators).
+
+The checks are made by the template's own code, not by a signal or a timer: each `for`
+loop's iterable is wrapped at compile time and each call goes through the sandbox's
+`call`. So they work on any thread (the watch daemon, a library caller), leave SIGALRM to
+whoever owns it (a test harness, a caller's own time-out) and cost no subprocess. A value
+built in few steps from other operations (a string doubled with `~` in a loop, a filter
+such as center(10**9)) is only stopped at the next step by the time and memory checks, or
+by Python's MemoryError, which is reported the same way.
 """
 
 from __future__ import annotations
 
+import contextvars
+import resource
+import sys
+import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memcli.core.summarize import Digest, front_matter
 from memcli.errors import DataError
@@ -20,6 +53,17 @@ SHIPPED = Path(__file__).resolve().parent.parent / "templates"
 SUFFIX = ".md.j2"
 NAMES = ("weekly-digest", "session-summary", "compaction-summary")
 MAX_TEMPLATE_BYTES = 1 << 20
+MAX_RENDER_STEPS = 1_000_000  # loop turns and calls of one render
+RENDER_SECONDS = 2.0  # a shipped template renders a week in milliseconds
+MAX_RENDER_MEMORY = 512 << 20  # growth of the process's peak resident memory during one render
+MAX_RENDER_BYTES = 10 << 20  # output, when the caller names no max_file_bytes
+MAX_POWER_BITS = 1 << 16  # an integer power larger than this (~20,000 digits) is refused
+CHECK_EVERY = 0.01  # seconds between two checks of the clock's deadline and of memory
+COUNTED = "_memcli_counted"  # the filter wrapped around every {% for %} loop's iterable
+
+if TYPE_CHECKING:
+    from jinja2 import Template
+    from jinja2.runtime import Context
 
 
 def template_places(root: Path, configured: str) -> list[Path]:
@@ -46,32 +90,214 @@ def find_template(name: str, root: Path, configured: str = "") -> Path:
     raise DataError(f"no template {name!r} (looked in {looked})", f"shipped templates: {shipped}")
 
 
-_compiled: dict[str, Any] = {}  # template source -> compiled template (gc renders one per week)
+class RenderLimit(Exception):
+    """A template passed one of the bounds on rendering (raised inside its code, so that
+    Jinja's traceback gives the line)."""
 
 
-def render_template(path: Path, context: dict[str, Any]) -> str:
-    """The template's text with `context`, in Jinja2's sandbox."""
-    from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError
+def _peak_memory() -> int:
+    """The process's peak resident memory in bytes (ru_maxrss is KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+class _Budget:
+    """What one render may still use; shared by the hooks through a context variable, so
+    each thread renders under its own budget."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.steps = MAX_RENDER_STEPS
+        now = time.monotonic()
+        self.deadline = now + RENDER_SECONDS
+        self.next_check = now + CHECK_EVERY
+        self.memory = _peak_memory() + MAX_RENDER_MEMORY
+
+    def step(self) -> None:
+        self.steps -= 1
+        if self.steps < 0:
+            raise RenderLimit(f"stopped after {MAX_RENDER_STEPS:,} loop turns and calls (the limit)")
+        now = time.monotonic()
+        if now < self.next_check:
+            return
+        self.next_check = now + CHECK_EVERY
+        if now > self.deadline:
+            raise RenderLimit(f"stopped after {RENDER_SECONDS:g} s of rendering (the limit)")
+        if _peak_memory() > self.memory:
+            raise RenderLimit(f"stopped after using {MAX_RENDER_MEMORY >> 20} MiB of memory (the limit)")
+
+    def repeat(self, left: Any, right: Any) -> None:
+        """`sequence * n` (either way round) no longer than the output may be."""
+        for seq, times in ((left, right), (right, left)):
+            sequence = isinstance(seq, str | bytes | list | tuple) and isinstance(times, int)
+            if sequence and len(seq) * times > self.max_bytes:
+                raise RenderLimit(
+                    f"'*' would make {len(seq) * times:,} items, more than the output may hold "
+                    f"({self.max_bytes:,}, the limit)"
+                )
+
+    @staticmethod
+    def power(base: Any, exponent: Any) -> None:
+        """`base ** exponent` on integers: refused when the result would be huge (Python
+        computes it in one uninterruptible step)."""
+        integers = isinstance(base, int) and isinstance(exponent, int) and exponent > 0
+        if integers and exponent * abs(base).bit_length() > MAX_POWER_BITS and abs(base) > 1:
+            raise RenderLimit(f"a power of over {MAX_POWER_BITS:,} bits (the limit)")
+
+
+_budget: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("memcli_render_budget", default=None)
+
+
+class _Counted:
+    """A `{% for %}` loop's iterable whose every turn is a step of the budget; its length
+    is the iterable's (loop.length, loop.revindex)."""
+
+    __slots__ = ("budget", "items")
+
+    def __init__(self, items: Any, budget: _Budget) -> None:
+        self.items = items
+        self.budget = budget
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[Any]:
+        for item in self.items:
+            self.budget.step()
+            yield item
+
+
+def _counted(context: Context, items: Any) -> Any:
+    """The filter: `items` counted under the render's budget. It takes the context only so
+    that Jinja2 never calls it at compile time (constant folding of a literal list or
+    string would leave that loop uncounted)."""
+    budget = _budget.get()
+    return items if budget is None else _Counted(items, budget)
+
+
+def _environment() -> Any:
+    """Jinja2's sandbox with memcli's hooks on calls, `*` and `**` (made once, on first use:
+    importing Jinja2 costs the commands that render nothing)."""
+    from jinja2 import StrictUndefined, pass_context
     from jinja2.sandbox import SandboxedEnvironment
+
+    class Sandbox(SandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**"})
+
+        def call(self, context: Context, obj: Any, /, *args: Any, **kwargs: Any) -> Any:
+            budget = _budget.get()
+            if budget is not None:
+                budget.step()
+            return super().call(context, obj, *args, **kwargs)
+
+        def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
+            budget = _budget.get()
+            if budget is not None:
+                if operator == "*":
+                    budget.repeat(left, right)
+                else:
+                    budget.power(left, right)
+            return super().call_binop(context, operator, left, right)
+
+    env = Sandbox(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters[COUNTED] = pass_context(_counted)
+    return env
+
+
+_env: Any = None
+_compiled: dict[str, Template] = {}  # template source -> compiled template (gc renders one per week)
+
+
+def _compile(source: str) -> Template:
+    """The template, each `{% for %}` loop's iterable passed through the counting filter."""
+    global _env
+    from jinja2 import nodes
+
+    compiled = _compiled.get(source)
+    if compiled is None:
+        if _env is None:
+            _env = _environment()
+        tree = _env.parse(source)
+        for loop in list(tree.find_all(nodes.For)):
+            loop.iter = nodes.Filter(loop.iter, COUNTED, [], [], None, None, lineno=loop.iter.lineno)
+        tree.set_environment(_env)  # the new nodes too
+        compiled = _compiled[source] = _env.from_string(tree)
+    return compiled
+
+
+# What a template can raise while it renders: Jinja2's own errors (SecurityError and
+# UndefinedError among them) and those of the Python operations and filters it runs.
+RENDER_ERRORS = (
+    RenderLimit,
+    ArithmeticError,  # 1/0, 1//0, a float past its range, the sandbox's "Range too big"
+    RecursionError,  # a macro calling itself
+    MemoryError,
+    LookupError,
+    TypeError,
+    ValueError,
+    AttributeError,
+)
+
+
+def render_template(path: Path, context: dict[str, Any], max_bytes: int = MAX_RENDER_BYTES) -> str:
+    """The template's text with `context`, in Jinja2's sandbox, within the bounds above
+    (`max_bytes`: the longest text it may give)."""
+    from jinja2 import TemplateError, TemplateSyntaxError
 
     name = str(path)
     source = read_config_text(path, MAX_TEMPLATE_BYTES)
+    budget = _Budget(max_bytes)
+    token = _budget.set(budget)
+    pieces: list[str] = []
     try:
-        compiled = _compiled.get(source)
-        if compiled is None:
-            env = SandboxedEnvironment(
-                undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True
-            )
-            compiled = _compiled[source] = env.from_string(source)
-        text = compiled.render(**context)
+        compiled = _compile(source)
+        size = 0
+        stream: Any = compiled.generate(**context)  # a generator: closed when stopped
+        try:
+            for piece in stream:
+                size += len(piece)  # characters: never more than the UTF-8 bytes they take
+                if size > max_bytes:
+                    line = _generator_line(compiled, stream)
+                    where = f", line {line}" if line else ""
+                    raise DataError(
+                        f"template {name}{where}: its text passes {max_bytes:,} bytes (the limit, "
+                        "max_file_bytes) and was stopped",
+                        "a summary template should lay out the sections it is given",
+                    )
+                pieces.append(piece)
+        finally:
+            stream.close()
     except TemplateSyntaxError as exc:
         raise DataError(f"template {name}, line {exc.lineno}: {exc.message}", "fix the template") from None
-    except (TemplateError, TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+    except (TemplateError, *RENDER_ERRORS) as exc:
         line = _template_line(exc)
         where = f", line {line}" if line else ""
-        what = "unsafe: " if type(exc).__name__ == "SecurityError" else ""
-        raise DataError(f"template {name}{where}: {what}{exc}", "fix the template") from None
-    return text.rstrip("\n") + "\n"
+        raise DataError(f"template {name}{where}: {_what(exc)}", _hint(exc)) from None
+    finally:
+        _budget.reset(token)
+    return "".join(pieces).rstrip("\n") + "\n"
+
+
+def _what(exc: BaseException) -> str:
+    kind = type(exc).__name__
+    text = " ".join(str(exc).split()).rstrip(".")
+    if kind == "SecurityError":
+        return f"unsafe: {text}"
+    if isinstance(exc, RenderLimit):
+        return text
+    if isinstance(exc, RecursionError):
+        return "a macro calls itself without end (maximum recursion depth exceeded)"
+    if isinstance(exc, MemoryError):
+        return "out of memory while rendering"
+    if isinstance(exc, ArithmeticError | LookupError):
+        return f"{kind}: {text}" if text else kind
+    return text or kind
+
+
+def _hint(exc: BaseException) -> str:
+    if isinstance(exc, RenderLimit | MemoryError):
+        return "a summary template should lay out the sections it is given, not compute"
+    return "fix the template"
 
 
 def _template_line(exc: BaseException) -> int | None:
@@ -84,6 +310,18 @@ def _template_line(exc: BaseException) -> int | None:
     return found
 
 
-def render_digest(digest: Digest, template: Path) -> str:
+def _generator_line(compiled: Template, stream: Any) -> int | None:
+    """The template line a paused render is at: the innermost of its generators that runs
+    the template's code (`yield from` chains a block's into the root's)."""
+    found = None
+    while stream is not None:
+        frame = getattr(stream, "gi_frame", None)
+        if frame is not None and frame.f_code.co_filename == "<template>":
+            found = compiled.get_corresponding_lineno(frame.f_lineno)
+        stream = getattr(stream, "gi_yieldfrom", None)
+    return found
+
+
+def render_digest(digest: Digest, template: Path, max_bytes: int = MAX_RENDER_BYTES) -> str:
     """A summary file: memcli's front matter, then the template's body."""
-    return front_matter(digest) + render_template(template, digest.context())
+    return front_matter(digest) + render_template(template, digest.context(), max_bytes)
