@@ -34,10 +34,10 @@ from memcli.core.conversation import Message, Transcript
 from memcli.core.sessions import compaction_due, cut_index
 from memcli.core.summarize import digest_of_session, transcript_tokens
 from memcli.core.tokens import estimate_tokens
-from memcli.errors import ConflictError
+from memcli.errors import ConflictError, DataError
 from memcli.flush import Flushed, flush_one
 from memcli.runtime import Runtime
-from memcli.workspace.files import append_bytes, newline_of
+from memcli.workspace.files import append_bytes, ensure_writable, newline_of, writable_dir
 from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, store_target, update_store
 from memcli.workspace.templates import find_template, render_template
 from memcli.workspace.transcripts import read_transcript, transcript_path
@@ -127,6 +127,11 @@ def _compact_one(
         return Compacted(name, False, why, tokens_before=before)
     if not dry_run:
         store_target(store, run.root)  # a store memcli must not write is refused before any write
+        if not writable_dir(run.root):
+            raise DataError(
+                f"{run.root} is read-only; nothing was written", "make it writable, or use --dry-run"
+            )
+        ensure_writable(path, run.root)  # the transcript gets the compaction entry
     flushed = flush_one(run, store, name, False, dry_run)
     costs = [transcript_tokens([m]) for m in messages]
     cut = cut_index(costs, [m.role for m in messages], keep_recent)

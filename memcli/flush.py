@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -24,7 +23,7 @@ from memcli.core.similarity import normalise
 from memcli.core.summarize import Item, message_items, transcript_tokens
 from memcli.errors import DataError
 from memcli.runtime import Runtime
-from memcli.workspace.files import display
+from memcli.workspace.files import display, writable_dir
 from memcli.workspace.notes import add_entry
 from memcli.workspace.session_store import LEGACY_WHY, sessions_of, update_store
 from memcli.workspace.snapshot import take_snapshot
@@ -163,7 +162,7 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
     """One session, decided and flushed inside the store's lock, on the store as it is then:
     OpenClaw may have written it since memcli first read it."""
     now_ms = int(run.now.timestamp() * 1000)
-    read_only = not os.access(run.root, os.W_OK)
+    read_only = not writable_dir(run.root)  # by mode too: root may write anywhere
     outcome: list[Flushed] = []
 
     def change(data: dict[str, Any]) -> bool:
@@ -236,7 +235,7 @@ def overview(run: Runtime) -> tuple[list[SessionRow], list[str]]:
     rows: list[SessionRow] = []
     problems: list[str] = []
     now_ms = int(run.now.timestamp() * 1000)
-    read_only = not os.access(run.root, os.W_OK)
+    read_only = not writable_dir(run.root)  # by mode too: root may write anywhere
     try:
         for found, key, entry in sessions_of(run.root):
             path = transcript_path(found.path, entry, key)

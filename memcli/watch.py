@@ -66,7 +66,7 @@ from memcli.errors import LockTimeout, MemcliError
 from memcli.flush import decide, flush_one
 from memcli.runtime import Runtime
 from memcli.services import plan_gc
-from memcli.workspace.files import make_dirs, remove_stale_temp_files, temp_name
+from memcli.workspace.files import make_dirs, remove_stale_temp_files, temp_name, writable_dir
 from memcli.workspace.layout import scan
 from memcli.workspace.lock import WorkspaceLock
 from memcli.workspace.session_store import find_stores, state_dir
@@ -294,7 +294,7 @@ class Watcher:
         """Flush the session when it is due (decided here without a lock or a write, then
         again by the flush service under OpenClaw's lock)."""
         now_ms = int(run.now.timestamp() * 1000)
-        read_only = not os.access(run.root, os.W_OK)
+        read_only = not writable_dir(run.root)  # by mode too: root may write anywhere
         entry = s.entry
         fresh = entry.get("totalTokensFresh") is not False and isinstance(entry.get("totalTokens"), int)
         transcript = read_transcript(s.transcript, run.root) if s.transcript and not fresh else None
@@ -356,7 +356,7 @@ class Watcher:
         """The light gc: gc's own transaction, never forced, not waiting for a busy lock."""
         turns = self.turns.count
         said = f"gc after {turns} turn{'' if turns == 1 else 's'}"
-        if not os.access(run.root, os.W_OK):
+        if not writable_dir(run.root):
             self.reset_turns()
             self.emit("gc_skipped", f"{said} skipped: the workspace is read-only", turns=turns)
             return

@@ -247,12 +247,6 @@ def test_nothing_outside_the_workspace_is_written(
         assert_clean(result, (0, 1, 3, 4))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: flush (session_store._replace) renames its temp file over a sessions.json that is a "
-    "symlink: the link becomes a plain copy, OpenClaw's real store never gets memoryFlushAt, and memcli "
-    "reads a stale copy from then on (compact's update_store does the same)",
-)
 def test_a_linked_session_store_stays_linked(ws: Path, tmp_path: Path) -> None:
     out = tmp_path / "outside"
     out.mkdir()
@@ -465,14 +459,7 @@ WRITES: dict[str, list[str]] = {
     "init": ["init", "WORKSPACE"],
     "undo": ["undo"],
     "purge": ["purge", "--older-than", "1"],
-}
-ROOT_WRITES: dict[str, tuple[list[str], str]] = {
-    "compact": (
-        ["compact", "--force", "--keep-recent-tokens", "500", "--session", MAIN],
-        "bug: as root, compact appends a compaction entry to a read-only (0444) transcript in a "
-        "read-only folder and rewrites the read-only sessions.json (no read-only check in compact.py; "
-        "flush_one's os.access check is always true for root)",
-    ),
+    "compact": ["compact", "--force", "--keep-recent-tokens", "500", "--session", MAIN],
 }
 
 
@@ -481,12 +468,7 @@ def _args(command: list[str], root: Path) -> list[str]:
 
 
 def _writing_params() -> list[Any]:
-    params = [pytest.param(command, id=name) for name, command in WRITES.items()]
-    for name, (command, why) in ROOT_WRITES.items():
-        params.append(
-            pytest.param(command, id=name, marks=pytest.mark.xfail(ROOT_USER, strict=True, reason=why))
-        )
-    return params
+    return [pytest.param(command, id=name) for name, command in WRITES.items()]
 
 
 @pytest.mark.parametrize("command", _writing_params())
@@ -518,14 +500,6 @@ def _flushed_in_this_cycle(root: Path) -> None:
     os.chmod(root, 0o555)
 
 
-@pytest.mark.xfail(
-    ROOT_USER,
-    strict=True,
-    reason="bug: as root, flush does not see that the workspace is read-only (flush_one asks "
-    "os.access(root, W_OK), always true for root): instead of skipping (SPEC §9) it takes OpenClaw's "
-    "lock in the read-only folder and, when memory already holds what it would append, rewrites the "
-    "read-only sessions.json (when it has something to append, it stops at the note: exit 3)",
-)
 def test_flush_skips_a_read_only_workspace(ws: Path) -> None:
     assert_clean(memcli(ws, "flush", "--session", MAIN), (0,))  # the due session flushed once
     make_read_only(ws)
