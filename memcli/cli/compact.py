@@ -49,9 +49,11 @@ def compact(
             out.line(f"{r.key}: not compacted — {r.why}")
             continue
         verb = "would compact" if dry_run else "compacted"
+        first = r.entry.get("firstKeptEntryId")
+        kept_from = first if first is not None else f"line {r.entry.get('firstKeptEntryIndex')} (no ids)"
         out.line(
             f"{r.key}: {verb} — {r.why}; {r.summarised} message(s) summarised, {r.kept} kept from "
-            f"{r.entry['firstKeptEntryId']}; {r.tokens_before:,} -> {r.tokens_after:,} tokens"
+            f"{kept_from}; {r.tokens_before:,} -> {r.tokens_after:,} tokens"
         )
         if r.flushed is not None and r.flushed.items:
             verb = "would flush" if dry_run else "flushed"
