@@ -153,7 +153,9 @@ def _compact_one(
         shrink=False,
     )
     summary = render_template(
-        find_template("compaction-summary", run.root, run.policy.templates_dir), digest.context()
+        find_template("compaction-summary", run.root, run.policy.templates_dir),
+        digest.context(),
+        run.policy.max_file_bytes,
     ).strip()
     after = estimate_tokens(summary) + transcript_tokens(kept)
     first = kept[0]

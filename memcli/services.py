@@ -158,7 +158,9 @@ def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
     language = run.policy.summary_language
 
     def render(digest: Digest) -> str:
-        return render_digest(replace(digest, language=language) if language else digest, template)
+        return render_digest(
+            replace(digest, language=language) if language else digest, template, run.policy.max_file_bytes
+        )
 
     view = View(files, summaries, paths, load_history(run.root), archives, render, run.policy.summary_tokens)
     return snap, view, analysis
