@@ -399,6 +399,8 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
             late = _read_all(old_fd, seen)
             if late:
                 try:
+                    if carry is not None:
+                        carry.note(target, seen, len(late))
                     append_bytes(target, late)
                 except OSError as exc:
                     raise DataError(
@@ -447,6 +449,20 @@ class _Carry:
         fsync_dir(folder)
         return cls(link, record)
 
+    def note(self, target: Path, offset: int, length: int) -> None:
+        """Before the late bytes are appended: where in the new file they go, so that a run
+        killed during or after the append is not carried twice by the next one."""
+        st = os.stat(target)
+        info = json.loads(self.record.read_text(encoding="utf-8"))
+        info["carrying"] = {"from": offset, "length": length, "at": st.st_size, "inode": st.st_ino}
+        temp = temp_name(self.record)
+        with open(temp, "w", encoding="utf-8") as f:
+            json.dump(info, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, self.record)
+        fsync_dir(self.record.parent)
+
     def discard(self) -> None:
         for path in (self.record, self.link):
             with contextlib.suppress(FileNotFoundError):
@@ -484,14 +500,30 @@ def recover_carried(root: Path) -> list[str]:
             _Carry(link, record).discard()
             continue
         target = root / rel
-        late = link.read_bytes()[offset:] if link.is_file() else b""
+        old = link.read_bytes() if link.is_file() else b""
+        late = old[offset:]
         if late and target.is_file() and is_inside(target, root):
             current = target.read_bytes()
-            if not current.endswith(late):
+            late = late[_already_carried(info.get("carrying"), old, current, target) :]
+            if late and not current.endswith(late):
                 append_bytes(resolve_inside(target, root), late)
                 done.append(rel)
         _Carry(link, record).discard()
     return done
+
+
+def _already_carried(carrying: object, old: bytes, current: bytes, target: Path) -> int:
+    """How many of the late bytes the killed run had appended already: those its record
+    says it was appending, when the new file still holds them where it put them."""
+    if not isinstance(carrying, dict):
+        return 0
+    try:
+        start, length, at, inode = (int(carrying[k]) for k in ("from", "length", "at", "inode"))
+    except (KeyError, TypeError, ValueError):
+        return 0
+    if os.stat(target).st_ino != inode or current[at : at + length] != old[start : start + length]:
+        return 0
+    return length
 
 
 def _umask() -> int:
