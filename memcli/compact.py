@@ -120,6 +120,13 @@ def _compact_one(
     transcript = read_transcript(path, run.root)
     messages = transcript.context()
     before = transcript_tokens(messages)
+    unrecorded = _unrecorded(transcript, entry)
+    if unrecorded is not None:  # finish what a killed run began: record, do not compact again
+        if not dry_run:
+            store_target(store, run.root)
+            _record(run, store, name, unrecorded, before)
+        why = f"recorded compaction {unrecorded}, which an interrupted run had appended"
+        return Compacted(name, False, why, tokens_before=before, tokens_after=before)
     due, why = compaction_due(entry, run.policy, before)
     if force and not due:
         due, why = True, f"--force ({why})"
@@ -173,6 +180,9 @@ def _compact_one(
     compaction.update(
         tokensBefore=before,
         details={"readFiles": list(digest.read_files), "modifiedFiles": list(digest.modified_files)},
+        # what the store will say once this is recorded: a run killed in between is finished
+        # by the next one (see _unrecorded) instead of compacting the same cycle again
+        memcli={"compactionCount": _count(entry) + 1},
     )
     if dry_run:
         return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
@@ -194,19 +204,43 @@ def _compact_one(
             line = newline_of(data) + line
         append_bytes(path, line)
 
-    def record(data: dict[str, Any]) -> bool:
+    _record(run, store, name, None, after)
+    return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
+
+
+def _count(entry: dict[str, Any]) -> int:
+    try:
+        return max(0, int(entry.get("compactionCount", 0) or 0))
+    except (TypeError, ValueError, OverflowError):  # not a count (a list, inf): start again
+        return 0
+
+
+def _record(run: Runtime, store: Path, name: str, count: int | None, tokens: int) -> None:
+    """compactionCount (one more, or `count`) and totalTokens, under OpenClaw's lock."""
+
+    def change(data: dict[str, Any]) -> bool:
         current = data.get(name)
         if not isinstance(current, dict):
             return False
-        try:
-            count = int(current.get("compactionCount", 0) or 0)
-        except (TypeError, ValueError, OverflowError):  # not a count (a list, inf): start again
-            count = 0
-        current["compactionCount"] = count + 1
-        current["totalTokens"] = after
+        current["compactionCount"] = _count(current) + 1 if count is None else count
+        current["totalTokens"] = tokens
         if "totalTokensFresh" in current:
             current["totalTokensFresh"] = True
         return True
 
-    update_store(store, run.root, record, wait=run.policy.lock_timeout_seconds)
-    return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
+    update_store(store, run.root, change, wait=run.policy.lock_timeout_seconds)
+
+
+def _unrecorded(transcript: Transcript, entry: dict[str, Any]) -> int | None:
+    """The compactionCount of the branch's last compaction when memcli appended it and the
+    store does not say so yet (its run was killed in between): None otherwise."""
+    if not transcript.compactions:
+        return None
+    mark = transcript.compactions[-1].get("memcli")
+    if not isinstance(mark, dict):
+        return None
+    try:
+        count = int(mark.get("compactionCount"))  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return count if count > _count(entry) else None

@@ -609,6 +609,17 @@ def create_text(path: Path, text: str, root: Path) -> bool:
     return True
 
 
+def remove_dead_temp_files(path: Path) -> list[str]:
+    """The temp files of `path` (beside it, named after it) whose writer no longer runs:
+    a store is written under its lock, so only a killed writer leaves one."""
+    prefix = f".{path.name[:48]}."
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(prefix) and n.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return []
+    return remove_stale_temp_files(path.parent, tuple(names))
+
+
 def remove_stale_temp_files(root: Path, rels: tuple[str, ...]) -> list[str]:
     """Remove memcli's own temp files whose writer no longer runs; nothing else."""
     removed = []

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from memcli.errors import DataError, LockTimeout
-from memcli.workspace.files import display, is_inside, read_state, replace_file
+from memcli.workspace.files import display, is_inside, read_state, remove_dead_temp_files, replace_file
 from memcli.workspace.transcripts import STORE_NAME, Verbatim, read_store
 
 LOCK_SUFFIX = ".lock"
@@ -220,6 +220,7 @@ def update_store(
     target = store_target(store, root)
     name = display(store, root)
     with store_lock(target, wait):
+        remove_dead_temp_files(target)  # left by a run killed while it wrote the store
         state = read_state(target, root, MAX_STORE_BYTES, allow_outside=True)
         data = read_store(store, root)
         render_store(data, name)
