@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
 import sys
 
 
@@ -14,7 +16,14 @@ def main() -> None:
         gc.disable()
     from memcli.cli.app import app
 
-    sys.exit(app())
+    code = app(standalone_mode=False)
+    # Every file is closed and every lock released by now; what is left is freeing the
+    # millions of objects a big workspace was parsed into, one by one (seconds on a decade
+    # of notes). The output is flushed, then the process ends without that.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # the reader went away (`| head`)
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

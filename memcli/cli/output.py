@@ -10,7 +10,7 @@ import json
 import os
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import typer
@@ -27,27 +27,38 @@ def write_stdout(text: str) -> None:
 
 
 BIG_LIST = 200  # a longer list is written one item per line, each item on one line
+CHUNK_LINES = 2000  # lines of a long list written to stdout at once
+
+
+def _dump(value: Any, indent: int | None = None) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+
+
+def json_chunks(data: Any) -> Iterator[str]:
+    """One JSON document in pieces, indented for reading; long lists (list's entries,
+    dedupe's groups) get one compact item per line, which the C encoder writes many times
+    faster than an indented tree of a hundred thousand objects, and which go out as they
+    are made instead of as one string the size of the whole output."""
+    big = isinstance(data, dict) and any(isinstance(v, list) and len(v) > BIG_LIST for v in data.values())
+    if not big:
+        yield _dump(data, 2) + "\n"
+        return
+    yield "{"
+    for n, (key, value) in enumerate(data.items()):
+        yield ("," if n else "") + f"\n  {_dump(key)}: "
+        if isinstance(value, list) and len(value) > BIG_LIST:
+            yield "["
+            for start in range(0, len(value), CHUNK_LINES):
+                part = value[start : start + CHUNK_LINES]
+                yield ("," if start else "") + ",".join("\n    " + _dump(item) for item in part)
+            yield "\n  ]"
+        else:
+            yield _dump(value, 2).replace("\n", "\n  ")
+    yield "\n}\n"
 
 
 def json_document(data: Any) -> str:
-    """One JSON document, indented for reading; long lists (list's entries, dedupe's
-    groups) get one compact item per line, which the C encoder writes many times faster
-    than an indented tree of a hundred thousand objects."""
-
-    def dump(value: Any, indent: int | None = None) -> str:
-        return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
-
-    big = isinstance(data, dict) and any(isinstance(v, list) and len(v) > BIG_LIST for v in data.values())
-    if not big:
-        return dump(data, 2) + "\n"
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, list) and len(value) > BIG_LIST:
-            items = ",\n".join("    " + dump(item) for item in value)
-            parts.append(f"  {dump(key)}: [\n{items}\n  ]")
-        else:
-            parts.append(f"  {dump(key)}: " + dump(value, 2).replace("\n", "\n  "))
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+    return "".join(json_chunks(data))
 
 
 def display_width(text: str) -> int:
@@ -79,7 +90,8 @@ class Output:
         return sys.stdout.isatty()
 
     def json(self, data: Any) -> None:
-        write_stdout(json_document(data))
+        for chunk in json_chunks(data):
+            write_stdout(chunk)
 
     def line(self, text: str = "") -> None:
         write_stdout(text + "\n")
