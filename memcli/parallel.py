@@ -3,7 +3,9 @@ function to apply (so it need not be picklable) and receive only its inputs."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -25,6 +27,36 @@ def run_task(items: Sequence[Any]) -> list[object]:
     return [_task(item) for item in items]
 
 
+_inherited: set[int] = set()  # descriptors a worker must not keep (the workspace lock's flock)
+
+
+def not_for_workers(fd: int) -> None:
+    """Workers forked from now on close `fd`: a flock a worker kept would outlive a killed
+    parent and lock every later run out."""
+    _inherited.add(fd)
+
+
+def for_workers_again(fd: int) -> None:
+    _inherited.discard(fd)
+
+
+def _worker_starts(parent: int) -> None:
+    """In each worker, first: die with the parent (a killed gc must not leave workers that
+    wait for work for ever), and close what it must not hold."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+    for fd in list(_inherited):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def start_pool() -> Any:
     """A pool of fork-started workers, one per core (at most 8); None where fork is missing."""
     import multiprocessing
@@ -32,7 +64,12 @@ def start_pool() -> Any:
 
     try:
         context = multiprocessing.get_context("fork")
-        return ProcessPoolExecutor(min(os.cpu_count() or 1, 8), mp_context=context)
+        return ProcessPoolExecutor(
+            min(os.cpu_count() or 1, 8),
+            mp_context=context,
+            initializer=_worker_starts,
+            initargs=(os.getpid(),),
+        )
     except (ValueError, OSError):
         return None
 

@@ -514,16 +514,18 @@ def recover_carried(root: Path) -> list[str]:
 
 def _already_carried(carrying: object, old: bytes, current: bytes, target: Path) -> int:
     """How many of the late bytes the killed run had appended already: those its record
-    says it was appending, when the new file still holds them where it put them."""
+    says it was appending, when the new file holds them where it put them (or after)."""
     if not isinstance(carrying, dict):
         return 0
     try:
         start, length, at, inode = (int(carrying[k]) for k in ("from", "length", "at", "inode"))
     except (KeyError, TypeError, ValueError):
         return 0
-    if os.stat(target).st_ino != inode or current[at : at + length] != old[start : start + length]:
+    if os.stat(target).st_ino != inode:
         return 0
-    return length
+    # where the record says, or a little later: the agent may have appended a line between
+    # the note and the append
+    return length if current.find(old[start : start + length], at) >= 0 else 0
 
 
 def _umask() -> int:

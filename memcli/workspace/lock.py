@@ -20,6 +20,7 @@ from types import TracebackType
 
 from memcli.core.roles import STATE_DIR
 from memcli.errors import DataError, LockTimeout
+from memcli.parallel import for_workers_again, not_for_workers
 from memcli.workspace.files import make_dirs
 
 LOCK_NAME = "lock"
@@ -96,6 +97,7 @@ class WorkspaceLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
         self.fd = fd
+        not_for_workers(fd)
         return self
 
     def release(self) -> None:
@@ -104,6 +106,7 @@ class WorkspaceLock:
         with contextlib.suppress(OSError):
             os.ftruncate(self.fd, 0)
         fcntl.flock(self.fd, fcntl.LOCK_UN)
+        for_workers_again(self.fd)
         os.close(self.fd)
         self.fd = None
 
