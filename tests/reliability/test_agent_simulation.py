@@ -75,16 +75,6 @@ COMMANDS = {
 }
 NOTES = {YESTERDAY_NOTE: "yesterday append", TODAY_NOTE: "today append", "MEMORY.md": "core append"}
 RUNNER = CliRunner()
-BUG_CARRY = (
-    "bug: files._already_carried looks for the carried lines at the size the carry record noted "
-    "before the append (_Carry.note); when the agent appends in between, they land further on, "
-    "are not found, and a run killed after carrying them is carried again by the next"
-)
-BUG_ORPHANS = (
-    "bug: a gc killed while its fork-started workers (memcli.parallel, from 8,000 entry texts) run leaves "
-    "them running for ever; they inherited the flock on .memcli/lock, so every later writing command "
-    "waits lock_timeout_seconds and exits 4 naming the dead gc"
-)
 
 AGENT = r"""
 import json, os, random, sys, time
@@ -214,8 +204,7 @@ class Simulation:
     seconds: dict[str, float] = field(default_factory=dict)  # longest uncrashed run, per command
     fresh: int = 0
     core_rewrites: int = 0  # uncrashed gc runs that replaced MEMORY.md
-    orphaned: int = 0  # kills that left forked workers running, holding the lock (BUG_ORPHANS)
-    carried_twice: int = 0  # kills that left lines carried but their carry record kept (BUG_CARRY)
+    orphaned: int = 0  # kills that left forked workers running (they held the workspace lock)
 
     def round(self, command: str) -> None:
         args = COMMANDS[command]
@@ -250,10 +239,9 @@ class Simulation:
         assert run.rc in (0, -signal.SIGKILL), (command, how, run.rc, run.stderr)
         if run.killed:
             self.kills[command] += 1
-            self.carried_twice += len(carried_but_kept(self.root))
-        # workers forked by the killed run outlive it and hold the workspace lock: every later
-        # writing run would wait and exit 4. They are ended here (BUG_ORPHANS) so that the
-        # simulation goes on; test_a_killed_gc_leaves_no_worker_holding_the_lock pins the bug
+        # workers forked by a killed gc must die with it (before 4cf5bf0 they lived on holding
+        # the workspace lock); any left are counted, failing the simulation, and ended here so
+        # that it does not hang
         self.orphaned += reap(self.root) > 0
 
     def settle(self) -> None:
@@ -433,7 +421,7 @@ def test_lines_an_agent_appends_while_gc_flush_and_compact_run_and_die_are_kept(
             pass
 
 
-# --- bugs the simulation found, one deterministic test each -----------------------------------
+# --- bugs the simulation found (all fixed), one deterministic test each ------------------------
 
 CARRY_KILLER = r"""
 import os, signal, sys
@@ -497,8 +485,9 @@ def test_lines_carried_by_a_killed_gc_are_not_carried_twice(sample: Path) -> Non
 
 
 def test_lines_carried_while_the_agent_appends_are_not_carried_twice(sample: Path) -> None:
-    """The same, with the agent appending between the moment the carry record notes where the
-    lines will go (the file's size) and the append that puts them after the agent's line."""
+    """Found by the simulation after bb8e87e, fixed in 4cf5bf0: the same, with the agent
+    appending between the moment the carry record noted where the lines would go (the file's
+    size) and the append that put them after the agent's line: they were not found there."""
     assert carried_twice(sample, "- appended just before the carry qzx\n").count("LATE\n") == 1
 
 
@@ -523,8 +512,11 @@ app(sys.argv[1:], prog_name="memcli")
 
 
 def test_a_killed_gc_leaves_no_worker_holding_the_lock(sample: Path) -> None:
-    """A workspace over memcli.parallel.PARALLEL_FROM entry texts, so that gc reads them on
-    fork-started workers; gc is killed once they run."""
+    """Found by the simulation, fixed in 4cf5bf0: a gc killed while its fork-started workers
+    ran left them running for ever, sharing its flock on .memcli/lock, so that every later
+    writing command waited and exited 4 naming the dead gc. A workspace over
+    memcli.parallel.PARALLEL_FROM entry texts, so that gc reads them on workers; gc is killed
+    once they run."""
     lines = "".join(
         f"- reading {n}: latency {n % 97} ms on host-{n % 13} after deploy {n // 7}\n" for n in range(9000)
     )

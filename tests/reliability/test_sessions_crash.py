@@ -12,7 +12,7 @@ temp file, and the workspace is what one uncrashed run makes of it: the same sto
 flushed line once, one compaction entry per session and cycle. A third run changes nothing.
 
 RELIABILITY_RUNS (12 by default, the CI run) killed runs per command; the long run sets 300.
-The bugs these found (fixed in 0769824, bb8e87e, f975b7c) each keep a deterministic test at
+The bugs these found (fixed in 0769824 and f975b7c) each keep a deterministic test at
 the end.
 """
 
