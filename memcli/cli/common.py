@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
 from memcli.cli.output import Output
@@ -21,3 +24,10 @@ def output(ctx: typer.Context) -> Output:
 
 def runtime(ctx: typer.Context) -> Runtime:
     return open_runtime(options(ctx))
+
+
+# the options flush and compact share
+SessionKey = Annotated[str | None, typer.Option("--session", help="Only this session key.")]
+SessionStore = Annotated[
+    Path | None, typer.Option("--sessions", help="The session store (default: <workspace>/sessions.json).")
+]

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from memcli.cli.common import output, runtime
+from memcli.cli.common import SessionKey, SessionStore, output, runtime
 from memcli.compact import compact as compact_sessions
 
 
 def compact(
     ctx: typer.Context,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session key.")] = None,
-    sessions: Annotated[
-        Path | None,
-        typer.Option("--sessions", help="The session store (default: <workspace>/sessions.json)."),
-    ] = None,
+    session: SessionKey = None,
+    sessions: SessionStore = None,
     force: Annotated[
         bool, typer.Option("--force", help="Compact even sessions within their window.")
     ] = False,

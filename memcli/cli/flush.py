@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from memcli.cli.common import output, runtime
+from memcli.cli.common import SessionKey, SessionStore, output, runtime
 from memcli.cli.output import one_line
 from memcli.flush import flush as flush_sessions
 from memcli.flush import prompts
@@ -15,11 +14,8 @@ from memcli.flush import prompts
 
 def flush(
     ctx: typer.Context,
-    session: Annotated[str | None, typer.Option("--session", help="Only this session key.")] = None,
-    sessions: Annotated[
-        Path | None,
-        typer.Option("--sessions", help="The session store (default: <workspace>/sessions.json)."),
-    ] = None,
+    session: SessionKey = None,
+    sessions: SessionStore = None,
     force: Annotated[bool, typer.Option("--force", help="Flush even sessions that are not due.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Say what would be written; write nothing.")
