@@ -11,7 +11,7 @@ from memcli import parallel
 from memcli.core.analysis import Analysis, TextFacts, TextFields, analyse, reader, texts_to_read
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
-from memcli.core.entries import parse
+from memcli.core.entries import Document, parse
 from memcli.core.lifecycle import (
     COLD,
     MARKER_ID,
@@ -24,15 +24,16 @@ from memcli.core.lifecycle import (
     View,
     plan,
 )
+from memcli.core.outline import outline, rebuild
 from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
 from memcli.core.summarize import Digest
 from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.runtime import Runtime
-from memcli.workspace.cache import FactsCache, file_key
-from memcli.workspace.files import read_text
-from memcli.workspace.snapshot import ParsedFile, Snapshot, is_memory, take_snapshot
+from memcli.workspace.cache import Fresh, NoteCache, file_key
+from memcli.workspace.files import FileState, read_text
+from memcli.workspace.snapshot import Snapshot, is_memory, take_snapshot
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
@@ -97,28 +98,34 @@ def read_while_parsing(
     run: Runtime, select: Callable[[MemoryFile], bool], scan: bool = True
 ) -> tuple[Snapshot, dict[str, TextFacts]]:
     """The snapshot, and every text of it read (see `read_texts`), the two overlapped: the
-    texts of each file go to the other cores as soon as it is parsed. The facts of a file
-    read before, byte for byte, come from the cache instead (workspace.cache)."""
-    cache = FactsCache(run.root, run.policy.rules, scan)
+    texts of each file go to the other cores as soon as it is parsed. A file read before,
+    byte for byte, is rebuilt from its outline and its texts' facts come from the cache
+    (workspace.cache) instead."""
+    cache = NoteCache(run.root, run.policy.rules, scan)
     pipeline = TextPipeline(reader(run.rules, scan))
     cached: dict[str, TextFields] = {}
-    fresh: list[tuple[bytes, ParsedFile]] = []
+    fresh: list[tuple[bytes, Document]] = []
     keep: set[bytes] = set()
 
-    def parsed(p: ParsedFile) -> None:
-        key = file_key(p.state.data)
+    def parser(file: MemoryFile, state: FileState, text: str) -> Document:
+        key = file_key(state.data)
         keep.add(key)
         known = cache.get(key)
-        if known is not None:
-            cached.update(known)
-        else:
-            fresh.append((key, p))
-            pipeline.add(texts_to_read(p.doc))
+        doc = rebuild(text, file.rel, file.date, known.outline) if known is not None else None
+        if known is not None and doc is not None:
+            cached.update(known.facts)
+            return doc
+        doc = parse(text, file.rel, file.date)
+        fresh.append((key, doc))
+        pipeline.add(texts_to_read(doc))
+        return doc
 
     try:
-        snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parsed=parsed)
+        snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parser)
         read = {**cached, **pipeline.results()}
-        cache.put(((key, {t: read[t] for t in texts_to_read(p.doc)}) for key, p in fresh), keep)
+        cache.put(
+            (Fresh(key, {t: read[t] for t in texts_to_read(doc)}, outline(doc)) for key, doc in fresh), keep
+        )
     finally:
         cache.close()
     return snap, {text: TextFacts(*fields) for text, fields in read.items()}

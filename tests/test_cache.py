@@ -28,7 +28,7 @@ def uncached(cli: Invoke, root: Path, tmp_path: Path) -> list[object]:
 
 def cached_files(root: Path) -> int:
     with sqlite3.connect(root / ".memcli" / "cache.sqlite") as db:
-        return int(db.execute("SELECT count(*) FROM files").fetchone()[0])
+        return int(db.execute("SELECT count(*) FROM notes").fetchone()[0])
 
 
 def test_warm_runs_say_what_cold_runs_say(cli: Invoke, sample: Path, tmp_path: Path) -> None:
@@ -68,7 +68,27 @@ def test_a_broken_cache_is_no_cache(cli: Invoke, sample: Path, tmp_path: Path) -
     assert outputs(cli, sample) == expected
     assert cached_files(sample) > 50  # replaced by a sound one
     with sqlite3.connect(cache) as db:  # rows that do not decode are misses
-        db.execute("UPDATE files SET facts = '{not json'")
+        db.execute("UPDATE notes SET facts = '{not json'")
+    assert outputs(cli, sample) == expected
+    with sqlite3.connect(cache) as db:
+        db.execute("UPDATE notes SET outline = '[1,2'")
+    assert outputs(cli, sample) == expected
+
+
+def test_an_outline_that_does_not_fit_its_note_is_parsed_again(
+    cli: Invoke, sample: Path, tmp_path: Path
+) -> None:
+    (sample / ".memcli").mkdir()
+    expected = outputs(cli, sample)
+    cache = sample / ".memcli" / "cache.sqlite"
+    with sqlite3.connect(cache) as db:  # every note given MEMORY.md's outline, then with its path
+        first = db.execute("SELECT outline FROM notes WHERE outline LIKE '[\"MEMORY.md\"%'").fetchone()[0]
+        db.execute("UPDATE notes SET outline = ?", (first,))
+    assert outputs(cli, sample) == expected
+    with sqlite3.connect(cache) as db:
+        for sha, outline in db.execute("SELECT sha, outline FROM notes").fetchall():
+            path, blocks = json.loads(outline)
+            db.execute("UPDATE notes SET outline = ? WHERE sha = ?", (json.dumps([path, blocks[:-1]]), sha))
     assert outputs(cli, sample) == expected
 
 
@@ -78,5 +98,6 @@ def test_the_cache_holds_json_only_and_is_never_created_by_reading(cli: Invoke, 
     (sample / ".memcli").mkdir()
     outputs(cli, sample)
     with sqlite3.connect(sample / ".memcli" / "cache.sqlite") as db:
-        for (facts,) in db.execute("SELECT facts FROM files"):
+        for facts, outline in db.execute("SELECT facts, outline FROM notes"):
             assert isinstance(json.loads(facts), list)
+            assert isinstance(json.loads(outline), list)

@@ -1,11 +1,13 @@
-"""What memcli read from each note's entry texts, kept between runs (.memcli/cache.sqlite).
+"""What memcli read from each note, kept between runs (.memcli/cache.sqlite).
 
-Reading an entry text (normalising it, finding its values, scanning it with the scoring
-rules) is the largest cost of `list`, `dedupe` and `gc` on a big workspace, and a note
-rarely changes once its day is over. So the facts of a file's texts are stored under the
-SHA-256 of the file's bytes, stamped with everything that produced them: the rule
-overrides of memcli.toml and the source of the modules that read texts. A changed file,
-a changed rule or a new memcli misses, and is read again.
+Parsing a note and reading its entry texts (normalising each, finding its values,
+scanning it with the scoring rules) are the largest costs of `list`, `dedupe` and `gc` on
+a big workspace, and a note rarely changes once its day is over. So a file's outline
+(core.outline: its blocks and what parsing found in each entry) and the facts of its
+texts are stored under the SHA-256 of the file's bytes, stamped with everything that
+produced them: the rule overrides of memcli.toml and the source of the modules that parse
+notes and read texts. A changed file, a changed rule or a new memcli misses, and is read
+again; an outline that does not fit the file's text is parsed again.
 
 The cache is memcli's own, best effort and safe to delete: any error reading or writing
 it means "not cached", never a failed command. It lives only in a .memcli/ that exists
@@ -22,21 +24,25 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memcli.core.analysis import TextFields
 from memcli.workspace.files import usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
-SCHEMA = "1"
+SCHEMA = "2"
+TABLE = "notes"
+OLD_TABLES = ("files",)  # schema 1: facts only
 
 
 def code_digest() -> bytes:
     """The source of the modules that parse notes and read texts: a new memcli misses."""
-    from memcli.core import analysis, entries, rules, scoring, similarity
+    from memcli.core import analysis, entries, outline, rules, scoring, similarity
 
     digest = hashlib.sha256(SCHEMA.encode())
-    for module in (analysis, entries, rules, scoring, similarity):
+    for module in (analysis, entries, outline, rules, scoring, similarity):
         with contextlib.suppress(OSError, TypeError):
             digest.update(Path(str(module.__file__)).read_bytes())
     return digest.digest()
@@ -47,12 +53,12 @@ def stamp(code: bytes, rule_overrides: object, scan: bool) -> str:
     return hashlib.sha256(code + f"|{scan}|{rule_overrides!r}".encode()).hexdigest()
 
 
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _encode(facts: Mapping[str, TextFields]) -> str:
-    return json.dumps(
-        [[t, d[0], sorted(d[1]), d[2], s, r, sig] for t, ((d), s, r, sig) in facts.items()],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    return _json([[t, d[0], sorted(d[1]), d[2], s, r, sig] for t, ((d), s, r, sig) in facts.items()])
 
 
 def _decode(value: str) -> dict[str, TextFields]:
@@ -62,8 +68,25 @@ def _decode(value: str) -> dict[str, TextFields]:
     return out
 
 
-class FactsCache:
-    """Facts by file hash; `None`-safe: every method is a no-op when the cache is unusable."""
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the cache holds of one file: its texts' facts and its outline."""
+
+    facts: dict[str, TextFields]
+    outline: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Fresh:
+    """What to store of a file read this time."""
+
+    sha: bytes
+    facts: Mapping[str, TextFields]
+    outline: Any
+
+
+class NoteCache:
+    """Notes by file hash; every method is a no-op when the cache is unusable."""
 
     def __init__(self, root: Path, rule_overrides: object, scan: bool) -> None:
         code = code_digest()
@@ -92,42 +115,45 @@ class FactsCache:
         db = sqlite3.connect(path, timeout=2.0)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS files(stamp TEXT NOT NULL, sha BLOB NOT NULL,"
-                " facts TEXT NOT NULL, PRIMARY KEY (stamp, sha))"
-            )
-            with db:  # rows another memcli or other rules wrote are of no use any more
-                db.execute("DELETE FROM files WHERE stamp NOT IN (?, ?)", live)
+            with db:
+                for old in OLD_TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS {old}")
+                db.execute(
+                    f"CREATE TABLE IF NOT EXISTS {TABLE}(stamp TEXT NOT NULL, sha BLOB NOT NULL,"
+                    " facts TEXT NOT NULL, outline TEXT NOT NULL, PRIMARY KEY (stamp, sha))"
+                )
+                # rows another memcli or other rules wrote are of no use any more
+                db.execute(f"DELETE FROM {TABLE} WHERE stamp NOT IN (?, ?)", live)
         except BaseException:
             db.close()
             raise
         return db
 
-    def get(self, sha: bytes) -> dict[str, TextFields] | None:
+    def get(self, sha: bytes) -> Known | None:
         if self.db is None:
             return None
         try:
             row = self.db.execute(
-                "SELECT facts FROM files WHERE stamp = ? AND sha = ?", (self.stamp, sha)
+                f"SELECT facts, outline FROM {TABLE} WHERE stamp = ? AND sha = ?", (self.stamp, sha)
             ).fetchone()
-            return _decode(row[0]) if row is not None else None
+            return Known(_decode(row[0]), json.loads(row[1])) if row is not None else None
         except (sqlite3.Error, ValueError, TypeError):
             return None
 
-    def put(self, rows: Iterable[tuple[bytes, Mapping[str, TextFields]]], keep: set[bytes]) -> None:
-        """Store new files' facts; forget, under this stamp, the files not in `keep` (those
-        no longer in the workspace)."""
+    def put(self, rows: Iterable[Fresh], keep: set[bytes]) -> None:
+        """Store the files read this time; forget, under this stamp, the files not in
+        `keep` (those no longer in the workspace)."""
         if self.db is None:
             return
         try:
             with self.db:
                 self.db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
-                    ((self.stamp, sha, _encode(f)) for sha, f in rows),
+                    f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?)",
+                    ((self.stamp, r.sha, _encode(r.facts), _json(r.outline)) for r in rows),
                 )
-                known = self.db.execute("SELECT sha FROM files WHERE stamp = ?", (self.stamp,))
+                known = self.db.execute(f"SELECT sha FROM {TABLE} WHERE stamp = ?", (self.stamp,))
                 gone = [(self.stamp, s) for (s,) in known if s not in keep]
-                self.db.executemany("DELETE FROM files WHERE stamp = ? AND sha = ?", gone)
+                self.db.executemany(f"DELETE FROM {TABLE} WHERE stamp = ? AND sha = ?", gone)
         except (sqlite3.Error, ValueError, TypeError):
             pass
 

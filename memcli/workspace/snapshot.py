@@ -40,11 +40,18 @@ class Snapshot:
         return next((p for p in self.files if p.file.rel == rel), None)
 
 
-def read_file(root: Path, file: MemoryFile, max_bytes: int) -> ParsedFile:
+Parser = Callable[[MemoryFile, FileState, str], Document]
+
+
+def parse_file(file: MemoryFile, state: FileState, text: str) -> Document:
+    return parse(text, file.rel, file.date)
+
+
+def read_file(root: Path, file: MemoryFile, max_bytes: int, parser: Parser = parse_file) -> ParsedFile:
     """Read and parse one file. Bootstrap files, which memcli never writes, may be links out
     of the workspace (a shared AGENTS.md); every other file must resolve inside it."""
     state, text = read_text(root / file.rel, root, max_bytes, allow_outside=file.role is Role.BOOTSTRAP)
-    return ParsedFile(file, state, parse(text, file.rel, file.date))
+    return ParsedFile(file, state, parser(file, state, text))
 
 
 def is_memory(file: MemoryFile) -> bool:
@@ -55,15 +62,10 @@ def take_snapshot(
     root: Path,
     max_bytes: int,
     select: Callable[[MemoryFile], bool] = is_memory,
-    parsed: Callable[[ParsedFile], None] | None = None,
+    parser: Parser = parse_file,
 ) -> Snapshot:
     """Read and parse the selected files (memory files by default), refusing bad ones;
-    `parsed` hears of each file as soon as it is parsed."""
+    `parser` turns each file's text into its document (a caller may know it already)."""
     layout = scan(root)
-    files = []
-    for f in layout.files:
-        if select(f):
-            files.append(read_file(root, f, max_bytes))
-            if parsed is not None:
-                parsed(files[-1])
-    return Snapshot(layout, tuple(files))
+    files = tuple(read_file(root, f, max_bytes, parser) for f in layout.files if select(f))
+    return Snapshot(layout, files)
