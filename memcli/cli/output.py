@@ -30,8 +30,12 @@ BIG_LIST = 200  # a longer list is written one item per line, each item on one l
 CHUNK_LINES = 2000  # lines of a long list written to stdout at once
 
 
-def _dump(value: Any, indent: int | None = None) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, default=str)  # made once: a long list has 10^5 items
+_INDENTED = json.JSONEncoder(ensure_ascii=False, indent=2, default=str)
+
+
+def _dump(value: Any, indent: bool = False) -> str:
+    return (_INDENTED if indent else _COMPACT).encode(value)
 
 
 def json_chunks(data: Any) -> Iterator[str]:
@@ -41,7 +45,7 @@ def json_chunks(data: Any) -> Iterator[str]:
     are made instead of as one string the size of the whole output."""
     big = isinstance(data, dict) and any(isinstance(v, list) and len(v) > BIG_LIST for v in data.values())
     if not big:
-        yield _dump(data, 2) + "\n"
+        yield _dump(data, indent=True) + "\n"
         return
     yield "{"
     for n, (key, value) in enumerate(data.items()):
@@ -53,7 +57,7 @@ def json_chunks(data: Any) -> Iterator[str]:
                 yield ("," if start else "") + ",".join("\n    " + _dump(item) for item in part)
             yield "\n  ]"
         else:
-            yield _dump(value, 2).replace("\n", "\n  ")
+            yield _dump(value, indent=True).replace("\n", "\n  ")
     yield "\n}\n"
 
 

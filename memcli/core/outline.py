@@ -27,7 +27,7 @@ from memcli.core.entries import (
     split_lines,
 )
 
-KINDS: tuple[str, ...] = get_args(BlockKind)
+KINDS: tuple[BlockKind, ...] = get_args(BlockKind)
 _KIND_CODE = {kind: n for n, kind in enumerate(KINDS)}
 _KIND_OF = dict(enumerate(KINDS))
 _DONE = {None: 0, False: 1, True: 2}

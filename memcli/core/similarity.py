@@ -22,6 +22,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import chain
+from operator import add
 from typing import Protocol, TypeVar
 
 from memcli.core.entries import strip_leading_stamp
@@ -253,9 +255,15 @@ def _prefix(n: int, grams: int, partner_length: float, threshold: float, cap: in
     return cap
 
 
-def _ranks(counts: Counter[str]) -> dict[str, int]:
+def _rarest_first(counts: Counter[str]) -> list[str]:
     """Rarest first (ties by text): the order prefix filters pick tokens in."""
-    return {t: r for r, t in enumerate(sorted(counts, key=lambda t: (counts[t], t)))}
+    order = sorted(counts)
+    order.sort(key=counts.__getitem__)  # stable: ties stay in text order
+    return order
+
+
+def _ranks(counts: Counter[str]) -> dict[str, int]:
+    return {t: r for r, t in enumerate(_rarest_first(counts))}
 
 
 def _pairs(values: Sequence[str]) -> list[tuple[str, str]]:
@@ -277,19 +285,18 @@ class Blocking:
     """
 
     def __init__(self, texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float) -> None:
-        value_counts: Counter[str] = Counter()
-        for vs in value_sets:
-            value_counts.update(vs)
-        value_rank = _ranks(value_counts)
+        value_counts: Counter[str] = Counter(chain.from_iterable(value_sets))
+        order = _rarest_first(value_counts)
+        value_rank = {t: r for r, t in enumerate(order)}
+        rank_of = value_rank.__getitem__
+        common_from = sum(1 for c in value_counts.values() if c <= DISTINCT_MAX)  # ranks below: rare
         rare: list[list[str]] = []
         pairs: list[list[tuple[str, str]]] = []
-        pair_counts: Counter[tuple[str, str]] = Counter()
         for vs in value_sets:
-            ordered = sorted(vs, key=value_rank.__getitem__)[:VALUE_KEYS]
-            rare.append([v for v in ordered if value_counts[v] <= DISTINCT_MAX])
-            common_pairs = _pairs([v for v in ordered if value_counts[v] > DISTINCT_MAX])
-            pairs.append(common_pairs)
-            pair_counts.update(common_pairs)
+            ranks = sorted(map(rank_of, vs))[:VALUE_KEYS]
+            rare.append([order[r] for r in ranks if r < common_from])
+            pairs.append(_pairs([order[r] for r in ranks if r >= common_from]))
+        pair_counts: Counter[tuple[str, str]] = Counter(chain.from_iterable(pairs))
         by_key: dict[object, list[int]] = defaultdict(list)
         textual: dict[int, set[str]] = {}
         for i in range(len(texts)):
@@ -301,9 +308,7 @@ class Blocking:
                 by_key[best].append(i)
             else:
                 textual[i] = bigrams(texts[i])
-        gram_counts: Counter[str] = Counter()
-        for grams in textual.values():
-            gram_counts.update(grams)
+        gram_counts: Counter[str] = Counter(chain.from_iterable(textual.values()))
         gram_rank = _ranks(gram_counts)
         lengths = [len(t) for t in texts]
         floor = threshold / (2.0 - threshold) - 1e-9
@@ -331,26 +336,38 @@ class Blocking:
         self.rare, self.pairs, self.by_key, self.small, self.reach = rare, pairs, by_key, small, reach
         self.by_gram, self.anchor_grams, self.gram_rank = by_gram, anchor_grams, gram_rank
         self.lengths, self.floor = lengths, floor
+        self.anchors = frozenset(small) | frozenset(reach)  # the values worth looking up as anchors
+        self.no_value = frozenset(("",)) & self.anchors  # entries without values are under ""
 
     def near(self, i: int) -> set[int]:
         """The entries entry i is worth verifying against (i itself left out)."""
         text, n, floor = self.texts[i], self.lengths[i], self.floor
         seen: set[int] = set()
-        for key in (*self.rare[i], *self.pairs[i]):
-            found = self.by_key.get(key)
-            if found:
-                seen.update(found)
+        by_key = self.by_key
+        for keys in (self.rare[i], self.pairs[i]):
+            for key in keys:
+                found = by_key.get(key)
+                if found:
+                    seen.update(found)
         mine = []
-        for anchor in ("", *self.value_sets[i]):
-            if anchor in self.small:
-                seen.update(self.small[anchor])
-            elif anchor in self.reach and self.reach[anchor][0] <= n <= self.reach[anchor][1]:
+        small, reach = self.small, self.reach
+        for anchor in self.anchors.intersection(self.value_sets[i]) | self.no_value:
+            if anchor in small:
+                seen.update(small[anchor])
+            elif reach[anchor][0] <= n <= reach[anchor][1]:
                 mine.append(anchor)
         if mine:
-            grams = bigrams(text)
-            wanted = _prefix(n, len(grams), n * floor, self.threshold, TEXT_PROBES)
+            grams: set[str] | None = None
+            if n <= SHORT:  # as many of its bigrams as the prefix-filter bound asks for
+                grams = bigrams(text)
+                wanted = _prefix(n, len(grams), n * floor, self.threshold, TEXT_PROBES)
+            else:  # at most TEXT_PROBES, found among the anchor's without a set of all its own
+                wanted = TEXT_PROBES
             for anchor in mine:
-                probes = grams & self.anchor_grams[anchor]
+                if grams is None:
+                    probes = self.anchor_grams[anchor].intersection(map(add, text, text[1:]))
+                else:
+                    probes = grams & self.anchor_grams[anchor]
                 if len(probes) > wanted:
                     probes = set(sorted(probes, key=self.gram_rank.__getitem__)[:wanted])
                 for g in probes:
