@@ -68,7 +68,8 @@ def is_inside(path: Path, root: Path) -> bool:
 def resolve_inside(path: Path, root: Path) -> Path:
     """The real path behind `path`, refused when a symlink leads out of `root`."""
     real = Path(os.path.realpath(path))
-    if not is_inside(path, root):
+    real_root = Path(os.path.realpath(root))
+    if not (real == real_root or real_root in real.parents):
         raise DataError(
             f"{display(path, root)} is a symlink to {real}, outside the workspace",
             "memcli does not follow links out of the workspace; replace the link with the file",
