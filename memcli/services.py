@@ -131,6 +131,22 @@ def read_while_parsing(
     return snap, {text: TextFacts(*fields) for text, fields in read.items()}
 
 
+def snapshot_everything(run: Runtime) -> Snapshot:
+    """Every file of the workspace parsed; a note unchanged since a run that cached it
+    (list, dedupe, gc) is rebuilt from its outline instead. Stores nothing."""
+    cache = NoteCache(run.root, run.policy.rules, True)
+
+    def parser(file: MemoryFile, state: FileState, text: str) -> Document:
+        brief = cache.outline(file_key(state.data))
+        doc = rebuild(text, file.rel, file.date, brief) if brief is not None else None
+        return doc if doc is not None else parse(text, file.rel, file.date)
+
+    try:
+        return take_snapshot(run.root, run.policy.max_file_bytes, lambda f: True, parser)
+    finally:
+        cache.close()
+
+
 def assess(
     run: Runtime, policy: Policy | None = None, only_duplicates: bool = False
 ) -> tuple[Snapshot, Analysis]:

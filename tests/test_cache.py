@@ -101,3 +101,20 @@ def test_the_cache_holds_json_only_and_is_never_created_by_reading(cli: Invoke, 
         for facts, outline in db.execute("SELECT facts, outline FROM notes"):
             assert isinstance(json.loads(facts), list)
             assert isinstance(json.loads(outline), list)
+
+
+def test_status_rebuilds_cached_notes_to_the_same_report(cli: Invoke, sample: Path, tmp_path: Path) -> None:
+    (sample / ".memcli").mkdir()
+    outputs(cli, sample)  # list, dedupe and gc leave every note's outline in the cache
+    with sqlite3.connect(sample / ".memcli" / "cache.sqlite") as db:
+        assert db.execute("SELECT count(DISTINCT sha) FROM notes").fetchone()[0] > 50
+    warm = as_json(cli("--json", "-w", str(sample), "--now", NOW, "status"))
+    plain = tmp_path / "plain"
+    copy_tree(sample, plain)
+    shutil.rmtree(plain / ".memcli")
+    cold = as_json(cli("--json", "-w", str(plain), "--now", NOW, "status"))
+    assert isinstance(warm, dict) and isinstance(cold, dict)
+    for where in ("workspace", "config"):  # the copy's own paths
+        assert warm.pop(where) != cold.pop(where)
+    assert warm == cold and warm["roles"]
+    assert not (plain / ".memcli").exists()  # status makes no .memcli/

@@ -10,7 +10,7 @@ from memcli.cli.common import output, runtime
 from memcli.core.inventory import core_budget, tally_by_role
 from memcli.core.roles import Role
 from memcli.flush import overview
-from memcli.workspace.snapshot import take_snapshot
+from memcli.services import snapshot_everything
 
 
 def status(ctx: typer.Context) -> None:
@@ -18,7 +18,7 @@ def status(ctx: typer.Context) -> None:
     and file names that are not valid daily-note names. Reads only."""
     run = runtime(ctx)
     out = output(ctx)
-    snap = take_snapshot(run.root, run.policy.max_file_bytes, select=lambda f: True)
+    snap = snapshot_everything(run)
     tallies = tally_by_role((p.file, p.doc) for p in snap.files)
     core = next((p for p in snap.files if p.file.role is Role.CORE), None)
     budget = core_budget(core.file, core.doc, run.policy.core_max_chars) if core else None

@@ -92,6 +92,7 @@ class NoteCache:
         code = code_digest()
         self.stamp = stamp(code, rule_overrides, scan)
         live = (self.stamp, stamp(code, rule_overrides, not scan))  # list's and dedupe's
+        self.live = live
         self.db: sqlite3.Connection | None = None
         folder = usable_state_dir(root)  # never created here: reading makes no .memcli/
         if folder is None:
@@ -137,6 +138,19 @@ class NoteCache:
                 f"SELECT facts, outline FROM {TABLE} WHERE stamp = ? AND sha = ?", (self.stamp, sha)
             ).fetchone()
             return Known(_decode(row[0]), json.loads(row[1])) if row is not None else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None
+
+    def outline(self, sha: bytes) -> Any:
+        """The outline of a file, whichever command stored it (it does not depend on the
+        rules); None when no live row has it."""
+        if self.db is None:
+            return None
+        try:
+            row = self.db.execute(
+                f"SELECT outline FROM {TABLE} WHERE stamp IN (?, ?) AND sha = ? LIMIT 1", (*self.live, sha)
+            ).fetchone()
+            return json.loads(row[0]) if row is not None else None
         except (sqlite3.Error, ValueError, TypeError):
             return None
 
