@@ -32,6 +32,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+from typer.testing import Result
+
 from conftest import NOW, SAMPLE, copy_tree, tree_bytes
 from memcli.core.roles import TEMP_SUFFIX
 
@@ -327,3 +329,19 @@ def sessions_workspace(root: Path, today: bool) -> Path:
     if today:
         (root / TODAY_NOTE).write_text(TODAY_TEXT, encoding="utf-8")
     return root
+
+
+def assert_clean(result: Result, allowed: tuple[int, ...], *named: str) -> None:
+    """Exit code among `allowed`; never a traceback; an error is one line naming what it is about."""
+    assert result.exit_code in allowed, (
+        result.exit_code,
+        result.stdout[-500:],
+        result.stderr[-2000:],
+        result.exception,
+    )
+    assert "Traceback" not in result.stderr + result.stdout
+    if result.exit_code in (2, 3, 4):
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("memcli: error: "), result.stderr
+        for name in named:
+            assert name in lines[0], (name, lines[0])

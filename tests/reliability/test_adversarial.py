@@ -33,6 +33,8 @@ from typer.testing import CliRunner, Result
 from conftest import NOW, SAMPLE, copy_tree, tree_bytes, tree_state
 from memcli.cli.app import app
 
+from .kit import assert_clean
+
 RUNNER = CliRunner()
 ROOT_USER = os.geteuid() == 0
 MAIN = "agent:main:main"
@@ -43,17 +45,6 @@ DUPLICATE = "- the nightly export job runs at 02:30 on db-2\n"
 
 def memcli(root: Path, *args: str, now: str = NOW) -> Result:
     return RUNNER.invoke(app, ["-w", str(root), "--now", now, *args])
-
-
-def assert_clean(result: Result, allowed: tuple[int, ...], *named: str) -> None:
-    """Exit code among `allowed`; never a traceback; an error is one line naming what it is about."""
-    assert result.exit_code in allowed, (result.exit_code, result.stdout[-500:], result.stderr[-2000:])
-    assert "Traceback" not in result.stderr + result.stdout
-    if result.exit_code in (2, 3, 4):
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("memcli: error: "), result.stderr
-        for name in named:
-            assert name in lines[0], (name, lines[0])
 
 
 @pytest.fixture(scope="module")

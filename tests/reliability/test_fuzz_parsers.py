@@ -45,6 +45,8 @@ from memcli.workspace.files import decode
 from memcli.workspace.session_store import sessions_of
 from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
 
+from .kit import assert_clean
+
 FUZZ = int(os.environ.get("FUZZ_EXAMPLES", "0"))
 RUNNER = CliRunner()
 MAIN = "agent:main:main"
@@ -64,17 +66,6 @@ def fuzz(examples: int) -> Callable[[Any], Any]:
 
 def memcli(root: Path, *args: str) -> Result:
     return RUNNER.invoke(app, ["-w", str(root), "--now", NOW, *args])
-
-
-def assert_clean(result: Result, allowed: tuple[int, ...], *named: str) -> None:
-    """Exit code among `allowed`; never a traceback; an error is one line naming what it is about."""
-    assert result.exit_code in allowed, (result.exit_code, result.stderr[-2000:], result.exception)
-    assert "Traceback" not in result.stderr + result.stdout
-    if result.exit_code in (2, 3, 4):
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("memcli: error: "), result.stderr
-        for name in named:
-            assert name in lines[0], (name, lines[0])
 
 
 @contextlib.contextmanager
