@@ -23,7 +23,6 @@ the error says whether the due flush before it was recorded.
 
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass
 from datetime import UTC
@@ -37,10 +36,10 @@ from memcli.core.tokens import estimate_tokens
 from memcli.errors import ConflictError, DataError
 from memcli.flush import Flushed, flush_one
 from memcli.runtime import Runtime
-from memcli.workspace.files import append_bytes, ensure_writable, newline_of, writable_dir
+from memcli.workspace.files import ensure_writable, writable_dir
 from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, store_target, update_store
 from memcli.workspace.templates import find_template, render_template
-from memcli.workspace.transcripts import read_transcript, transcript_path
+from memcli.workspace.transcripts import append_entry, read_transcript, transcript_path
 
 
 @dataclass(frozen=True)
@@ -198,11 +197,7 @@ def _compact_one(
         if by_id:
             compaction["id"] = _new_id({str(e.get("id")) for e in fresh.entries if e.get("id") is not None})
             compaction["parentId"] = fresh.leaf_id
-        data = path.read_bytes()
-        line = json.dumps(compaction, ensure_ascii=False).encode("utf-8") + b"\n"
-        if data and not data.endswith(b"\n"):
-            line = newline_of(data) + line
-        append_bytes(path, line)
+        append_entry(path, compaction)
 
     _record(run, store, name, None, after)
     return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)

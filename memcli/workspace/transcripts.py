@@ -1,4 +1,5 @@
-"""Reading a session's transcript through the session store (SPEC §9), read-only.
+"""Reading a session's transcript through the session store (SPEC §9); the one line
+memcli ever adds to a transcript (a compaction entry), appended.
 
 The store is the workspace's `sessions.json` (or the file named); a session's
 `sessionFile` is resolved only inside the store's folder, never outside it.
@@ -23,7 +24,7 @@ from typing import Any
 
 from memcli.core.conversation import Transcript, parse_transcript
 from memcli.errors import DataError
-from memcli.workspace.files import decode, display, read_state
+from memcli.workspace.files import append_bytes, decode, display, newline_of, read_state
 
 STORE_NAME = "sessions.json"
 MAX_STORE_BYTES = 64 << 20
@@ -145,3 +146,13 @@ def jsonl_lines(text: str) -> list[str]:
     if lines and not lines[-1]:
         lines.pop()  # the final newline ends the last line; it does not start another
     return [line.removesuffix("\r") for line in lines]
+
+
+def append_entry(path: Path, entry: dict[str, Any]) -> None:
+    """One JSON line at the end of a transcript (the caller holds the store's lock), after a
+    line break in the file's own style when its last line has none."""
+    data = path.read_bytes()
+    line = json.dumps(entry, ensure_ascii=False).encode("utf-8") + b"\n"
+    if data and not data.endswith(b"\n"):
+        line = newline_of(data) + line
+    append_bytes(path, line)

@@ -65,7 +65,7 @@ def hit(name):
 
 import memcli.compact
 import memcli.flush
-from memcli.workspace import files, lock, notes, session_store
+from memcli.workspace import files, lock, notes, session_store, transcripts
 
 real_store_lock = session_store.store_lock
 
@@ -98,7 +98,7 @@ def append_bytes(path, data):
     hit("after_append")
 
 
-for module in (files, notes, memcli.compact):
+for module in (files, notes, transcripts):
     module.append_bytes = append_bytes
 
 
