@@ -21,7 +21,6 @@ let the action under way finish, stop the observers and end with a last log line
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import threading
@@ -50,14 +49,12 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from memcli.core.lifecycle import ACTIONS
-from memcli.core.roles import STATE_DIR
 from memcli.core.watching import (
     DEBOUNCE_SECONDS,
     MAX_WAIT_SECONDS,
     Change,
     Debouncer,
     classify,
-    complete_lines,
     counts_turns,
     read_from,
     user_turns,
@@ -66,17 +63,17 @@ from memcli.errors import LockTimeout, MemcliError
 from memcli.flush import decide, flush_one
 from memcli.runtime import Runtime
 from memcli.services import plan_gc
-from memcli.workspace.files import make_dirs, remove_stale_temp_files, temp_name, writable_dir
+from memcli.workspace.files import remove_stale_temp_files, writable_dir
 from memcli.workspace.layout import scan
 from memcli.workspace.lock import WorkspaceLock
 from memcli.workspace.session_store import find_stores, state_dir
+from memcli.workspace.state import read_record, write_record
 from memcli.workspace.transaction import apply_plan, recover
-from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
+from memcli.workspace.transcripts import count_in_new_lines, read_store, read_transcript, transcript_path
 
 RESYNC_SECONDS = 5.0
 GC_LOCK_WAIT = 1.0  # a light gc does not queue behind another memcli: it tries again next pass
 STATE_NAME = "watch.json"
-READ_CHUNK = 1 << 20
 SHUTDOWN_WAIT = 5.0
 # What the kernel is asked to report: no open/close-without-write events, or our own reads
 # of the notes would wake us again.
@@ -124,30 +121,18 @@ class Turns:
 
 
 def load_turns(root: Path) -> Turns:
+    data = read_record(root, STATE_NAME)
     try:
-        data = json.loads((root / STATE_DIR / STATE_NAME).read_bytes())
         count = int(data["turns"])
         offsets = {str(k): int(v) for k, v in data["offsets"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
         return Turns()
     return Turns(max(0, count), offsets, baseline=False)
 
 
 def save_turns(root: Path, turns: Turns) -> None:
     """Best effort: in a read-only workspace the count lives in memory only."""
-    target = root / STATE_DIR / STATE_NAME
-    data = json.dumps({"turns": turns.count, "offsets": turns.offsets}, indent=1).encode("utf-8")
-    temp: Path | None = None
-    try:
-        make_dirs(target.parent, root)
-        temp = temp_name(target)
-        with open(temp, "xb") as f:
-            f.write(data)
-        os.replace(temp, target)
-    except (OSError, MemcliError):
-        if temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+    write_record(root, STATE_NAME, {"turns": turns.count, "offsets": turns.offsets})
 
 
 @dataclass(frozen=True)
@@ -339,18 +324,7 @@ class Watcher:
 
     def read_turns(self, path: Path, known: int | None) -> tuple[int, int]:
         """The user turns in the whole lines after `known`, and where they end."""
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            offset = read_from(known, size, self.turns.baseline)
-            f.seek(offset)
-            turns = 0
-            pending = b""
-            while chunk := f.read(READ_CHUNK):
-                lines, used = complete_lines(pending + chunk)
-                turns += user_turns(lines)
-                offset += used
-                pending = (pending + chunk)[used:]
-        return turns, offset
+        return count_in_new_lines(path, partial(read_from, known, baseline=self.turns.baseline), user_turns)
 
     def gc(self, run: Runtime) -> None:
         """The light gc: gc's own transaction, never forced, not waiting for a busy lock."""

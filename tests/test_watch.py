@@ -469,3 +469,23 @@ def test_a_gc_that_finds_the_workspace_locked_is_tried_again_on_the_next_pass(cl
     assert busy["action"] == "gc_busy" and "memcli gc" in busy["message"] and report["turns"] == 2
     [gc] = as_json(cli(*once))["actions"]
     assert gc["action"] == "gc" and gc["turns"] == 2
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        b'{"turns": 1e999, "offsets": {}}',  # a count too large for an int
+        b'{"turns": 3, "offsets": {"/x.jsonl": -1e999}}',
+        b'{"turns": 3, "offsets": []}',
+        b"[1, 2",
+        b"\xff\xfe",
+    ],
+)
+def test_a_broken_turn_record_starts_the_count_again(cli: Invoke, ws: Path, record: bytes) -> None:
+    (ws / ".memcli").mkdir(exist_ok=True)
+    (ws / ".memcli" / "watch.json").write_bytes(record)
+    result = cli("--json", "-w", str(ws), "--now", NOW, "watch", "--once")
+    assert result.exit_code == 0, result.stderr
+    assert as_json(result)["turns"] == 0
+    saved = json.loads((ws / ".memcli" / "watch.json").read_text(encoding="utf-8"))
+    assert saved["turns"] == 0 and isinstance(saved["offsets"], dict)

@@ -18,13 +18,15 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memcli.core.conversation import Transcript, parse_transcript
+from memcli.core.watching import complete_lines
 from memcli.errors import DataError
-from memcli.workspace.files import append_bytes, decode, display, newline_of, read_state
+from memcli.workspace.files import READ_CHUNK, append_bytes, decode, display, newline_of, read_state
 
 STORE_NAME = "sessions.json"
 MAX_STORE_BYTES = 64 << 20
@@ -156,3 +158,22 @@ def append_entry(path: Path, entry: dict[str, Any]) -> None:
     if data and not data.endswith(b"\n"):
         line = newline_of(data) + line
     append_bytes(path, line)
+
+
+def count_in_new_lines(
+    path: Path, start_at: Callable[[int], int], count: Callable[[list[bytes]], int]
+) -> tuple[int, int]:
+    """Read a growing transcript from `start_at(its size)` to its last whole line, a chunk
+    at a time: the sum of `count` over those lines, and the offset just after them (a line
+    still being written is left for the next read)."""
+    with open(path, "rb") as f:
+        offset = start_at(os.fstat(f.fileno()).st_size)
+        f.seek(offset)
+        total = 0
+        pending = b""
+        while chunk := f.read(READ_CHUNK):
+            lines, used = complete_lines(pending + chunk)
+            total += count(lines)
+            offset += used
+            pending = (pending + chunk)[used:]
+    return total, offset
