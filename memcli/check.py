@@ -24,7 +24,7 @@ from memcli.core.entries import Document, Entry, parse
 from memcli.core.roles import BadName, MemoryFile, Role, classify
 from memcli.errors import DataError, MemcliError
 from memcli.runtime import Runtime, open_runtime
-from memcli.workspace.files import read_state
+from memcli.workspace.files import read_loose, read_state
 from memcli.workspace.layout import looks_like_workspace, scan
 
 SESSIONS = "sessions.json"
@@ -183,7 +183,7 @@ def _read(run: Runtime, file: MemoryFile, report: Report) -> Checked | None:
 def _text(path: Path, rel: str, findings: list[Finding]) -> str | None:
     """A file outside any workspace (or memcli's own config and store), read as it is."""
     try:
-        data = path.read_bytes()
+        data = read_loose(path)
     except OSError as exc:
         findings.append(checks.not_text(rel, f"cannot be read: {exc.strerror or exc}"))
         return None
@@ -204,24 +204,29 @@ def _decoded(data: bytes, rel: str, findings: list[Finding]) -> str | None:
 
 def _loose(path: Path, rel: str) -> list[Finding]:
     """The checks that need no workspace."""
+    return _read_loose(path, rel)[0]
+
+
+def _read_loose(path: Path, rel: str) -> tuple[list[Finding], str | None]:
+    """The workspace-free checks' findings, and the file's text when it is text."""
     findings: list[Finding] = []
     text = _text(path, rel, findings)
     if text is not None:
         findings += checks.secrets(rel, text) + checks.conflict_markers(rel, text)
         if rel.lower().endswith(".md"):
             findings += checks.front_matter(rel, text)
-    return findings
+    return findings, text
 
 
 def _other(path: Path, rel: str) -> list[Finding]:
     """sessions.json must be a JSON object; memcli.toml must load."""
-    findings = _loose(path, rel)
-    if findings and any(f.check == "file" for f in findings):
+    findings, text = _read_loose(path, rel)
+    if text is None or any(f.check == "file" for f in findings):
         return findings
     if path.name == SESSIONS:
         restore = "restore it from git or a backup"
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(text)
         except ValueError as exc:
             line = getattr(exc, "lineno", None)
             findings.append(Finding(ERROR, "sessions", rel, line, f"is not valid JSON: {exc}", restore))

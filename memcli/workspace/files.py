@@ -152,6 +152,12 @@ def read_text(path: Path, root: Path, max_bytes: int, allow_outside: bool = Fals
     return state, decode(state.data, display(path, root))
 
 
+def read_loose(path: Path) -> bytes:
+    """The bytes of a file memcli only looks at, wherever it lies (a path a git hook passes,
+    the session store, memcli.toml): no workspace rules apply. OSError propagates."""
+    return path.read_bytes()
+
+
 def read_config_text(path: Path, max_bytes: int = 1 << 20) -> str:
     """A configuration file (it may live outside the workspace); errors are ConfigErrors."""
     if path.is_dir():
