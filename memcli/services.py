@@ -133,7 +133,7 @@ def read_while_parsing(
 
 def snapshot_everything(run: Runtime) -> Snapshot:
     """Every file of the workspace parsed; a note unchanged since a run that cached it
-    (list, dedupe, gc) is rebuilt from its outline instead. Stores nothing."""
+    (list, dedupe, gc) is rebuilt from its outline instead. Adds nothing to the cache."""
     cache = NoteCache(run.root, run.policy.rules, True)
 
     def parser(file: MemoryFile, state: FileState, text: str) -> Document:
