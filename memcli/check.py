@@ -20,12 +20,13 @@ from pathlib import Path
 from memcli.cli_options import GlobalOptions
 from memcli.core import checks
 from memcli.core.checks import ERROR, Finding
-from memcli.core.entries import Document, Entry, parse
+from memcli.core.entries import Document, Entry
 from memcli.core.roles import BadName, MemoryFile, Role, classify
 from memcli.errors import DataError, MemcliError
 from memcli.runtime import Runtime, open_runtime
 from memcli.workspace.files import read_loose, read_state
 from memcli.workspace.layout import looks_like_workspace, scan
+from memcli.workspace.snapshot import Parser, parse_file
 
 SESSIONS = "sessions.json"
 CONFIG = "memcli.toml"
@@ -81,6 +82,7 @@ def workspace_of(path: Path) -> Path | None:
 
 def check_workspace(options: GlobalOptions, fix: bool = False) -> Report:
     """Every Markdown file memcli knows in the workspace, sessions.json and memcli.toml."""
+    from memcli.services import outline_parser  # imported here: not for the hook's few files
     from memcli.workspace.layout import discover
 
     report = Report()
@@ -89,7 +91,8 @@ def check_workspace(options: GlobalOptions, fix: bool = False) -> Report:
     layout = scan(run.root)
     report.findings += [checks.bad_name(b.rel, b.reason) for b in layout.bad_names]
     report.files += [b.rel for b in layout.bad_names]
-    read = [_read(run, f, report) for f in layout.files]
+    with outline_parser(run) as parser:
+        read = [_read(run, f, report, parser) for f in layout.files]
     checked = [c for c in read if c is not None]
     report.findings += _judge(run, checked)
     for name in (SESSIONS, CONFIG):
@@ -158,17 +161,17 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _read(run: Runtime, file: MemoryFile, report: Report) -> Checked | None:
+def _read(run: Runtime, file: MemoryFile, report: Report, parser: Parser = parse_file) -> Checked | None:
     """The file's text, or a finding saying why it is not text (reported here)."""
     report.files.append(file.rel)
     try:  # through the I/O layer: inside the workspace (bootstrap files may link out), size-capped
-        data = read_state(
+        state = read_state(
             run.root / file.rel, run.root, run.policy.max_file_bytes, file.role is Role.BOOTSTRAP
-        ).data
+        )
     except DataError as exc:
         report.findings.append(checks.not_text(file.rel, exc.one_line()))
         return None
-    text = _decoded(data, file.rel, report.findings)
+    text = _decoded(state.data, file.rel, report.findings)
     if text is None:
         return None
     report.findings += checks.secrets(file.rel, text)
@@ -177,7 +180,7 @@ def _read(run: Runtime, file: MemoryFile, report: Report) -> Checked | None:
     report.findings += conflicts
     if conflicts:
         return None  # its entries would be half of each side
-    return Checked(file, text, parse(text, file.rel, file.date))
+    return Checked(file, text, parser(file, state, text))
 
 
 def _text(path: Path, rel: str, findings: list[Finding]) -> str | None:

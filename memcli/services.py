@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -33,7 +34,7 @@ from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.runtime import Runtime
 from memcli.workspace.cache import Fresh, NoteCache, file_key
 from memcli.workspace.files import FileState, read_text
-from memcli.workspace.snapshot import Snapshot, is_memory, take_snapshot
+from memcli.workspace.snapshot import Parser, Snapshot, is_memory, take_snapshot
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
@@ -131,9 +132,10 @@ def read_while_parsing(
     return snap, {text: TextFacts(*fields) for text, fields in read.items()}
 
 
-def snapshot_everything(run: Runtime) -> Snapshot:
-    """Every file of the workspace parsed; a note unchanged since a run that cached it
-    (list, dedupe, gc) is rebuilt from its outline instead. Adds nothing to the cache."""
+@contextlib.contextmanager
+def outline_parser(run: Runtime) -> Iterator[Parser]:
+    """A parser that rebuilds a note unchanged since a run that cached it (list, dedupe, gc)
+    from its outline, and parses the others; it adds nothing to the cache."""
     cache = NoteCache(run.root, run.policy.rules, True)
 
     def parser(file: MemoryFile, state: FileState, text: str) -> Document:
@@ -142,9 +144,15 @@ def snapshot_everything(run: Runtime) -> Snapshot:
         return doc if doc is not None else parse(text, file.rel, file.date)
 
     try:
-        return take_snapshot(run.root, run.policy.max_file_bytes, lambda f: True, parser)
+        yield parser
     finally:
         cache.close()
+
+
+def snapshot_everything(run: Runtime) -> Snapshot:
+    """Every file of the workspace parsed, cached notes rebuilt (see `outline_parser`)."""
+    with outline_parser(run) as parser:
+        return take_snapshot(run.root, run.policy.max_file_bytes, lambda f: True, parser)
 
 
 def assess(

@@ -118,3 +118,26 @@ def test_status_rebuilds_cached_notes_to_the_same_report(cli: Invoke, sample: Pa
         assert warm.pop(where) != cold.pop(where)
     assert warm == cold and warm["roles"]
     assert not (plain / ".memcli").exists()  # status makes no .memcli/
+
+
+def test_check_and_its_fix_read_cached_notes_as_parsed_ones(
+    cli: Invoke, sample: Path, tmp_path: Path
+) -> None:
+    note = sample / "memory" / "2026-10-02.md"
+    with open(note, "a", encoding="utf-8") as f:  # an exact copy within a closed note
+        f.write(
+            "\n- staging 的 Redis 升级到 7.2，周五之前完成\n- staging 的 Redis 升级到 7.2，周五之前完成\n"
+        )
+    plain = tmp_path / "plain"
+    copy_tree(sample, plain)
+    (sample / ".memcli").mkdir()
+    outputs(cli, sample)  # the notes' outlines cached
+    check = ("--json", "--now", NOW, "check")
+    warm = as_json(cli("-w", str(sample), *check))
+    cold = as_json(cli("-w", str(plain), *check))
+    assert isinstance(warm, dict) and warm == cold and warm["warnings"] >= 1
+    fixed_warm = cli("-w", str(sample), *check, "--fix")
+    fixed_cold = cli("-w", str(plain), *check, "--fix")
+    assert fixed_warm.exit_code == fixed_cold.exit_code == 0, fixed_warm.stderr
+    assert note.read_bytes() == (plain / "memory" / "2026-10-02.md").read_bytes()
+    assert note.read_text(encoding="utf-8").count("升级到 7.2，周五之前完成") == 1
