@@ -105,7 +105,7 @@ def read_while_parsing(
     cache = NoteCache(run.root, run.policy.rules, scan)
     pipeline = TextPipeline(reader(run.rules, scan))
     cached: dict[str, TextFields] = {}
-    fresh: list[tuple[bytes, Document]] = []
+    fresh: list[tuple[bytes, MemoryFile, Document]] = []
     keep: set[bytes] = set()
 
     def parser(file: MemoryFile, state: FileState, text: str) -> Document:
@@ -117,7 +117,7 @@ def read_while_parsing(
             cached.update(known.facts)
             return doc
         doc = parse(text, file.rel, file.date)
-        fresh.append((key, doc))
+        fresh.append((key, file, doc))
         pipeline.add(texts_to_read(doc))
         return doc
 
@@ -125,7 +125,11 @@ def read_while_parsing(
         snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parser)
         read = {**cached, **pipeline.results()}
         cache.put(
-            (Fresh(key, {t: read[t] for t in texts_to_read(doc)}, outline(doc)) for key, doc in fresh), keep
+            (
+                Fresh(key, {t: read[t] for t in texts_to_read(doc)}, outline(doc, file.date))
+                for key, file, doc in fresh
+            ),
+            keep,
         )
     finally:
         cache.close()
@@ -135,8 +139,8 @@ def read_while_parsing(
 @contextlib.contextmanager
 def outline_parser(run: Runtime) -> Iterator[Parser]:
     """A parser that rebuilds a note unchanged since a run that cached it (list, dedupe, gc)
-    from its outline, and parses the others; it adds nothing to the cache."""
-    cache = NoteCache(run.root, run.policy.rules, True)
+    from its outline, and parses the others; it only reads the cache."""
+    cache = NoteCache(run.root, run.policy.rules, True, writable=False)
 
     def parser(file: MemoryFile, state: FileState, text: str) -> Document:
         brief = cache.outline(file_key(state.data))

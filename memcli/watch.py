@@ -127,6 +127,8 @@ def load_turns(root: Path) -> Turns:
         offsets = {str(k): int(v) for k, v in data["offsets"].items()}
     except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
         return Turns()
+    if any(offset < 0 for offset in offsets.values()):
+        return Turns()  # not where any read stopped: start again
     return Turns(max(0, count), offsets, baseline=False)
 
 

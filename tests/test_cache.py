@@ -87,8 +87,10 @@ def test_an_outline_that_does_not_fit_its_note_is_parsed_again(
     assert outputs(cli, sample) == expected
     with sqlite3.connect(cache) as db:
         for sha, outline in db.execute("SELECT sha, outline FROM notes").fetchall():
-            path, blocks = json.loads(outline)
-            db.execute("UPDATE notes SET outline = ? WHERE sha = ?", (json.dumps([path, blocks[:-1]]), sha))
+            path, day, blocks = json.loads(outline)
+            db.execute(
+                "UPDATE notes SET outline = ? WHERE sha = ?", (json.dumps([path, day, blocks[:-1]]), sha)
+            )
     assert outputs(cli, sample) == expected
 
 
@@ -141,3 +143,28 @@ def test_check_and_its_fix_read_cached_notes_as_parsed_ones(
     assert fixed_warm.exit_code == fixed_cold.exit_code == 0, fixed_warm.stderr
     assert note.read_bytes() == (plain / "memory" / "2026-10-02.md").read_bytes()
     assert note.read_text(encoding="utf-8").count("升级到 7.2，周五之前完成") == 1
+
+
+def rows(root: Path) -> set[tuple[str, bytes]]:
+    with sqlite3.connect(root / ".memcli" / "cache.sqlite") as db:
+        return set(db.execute("SELECT stamp, sha FROM notes"))
+
+
+def test_status_and_check_only_read_the_cache(cli: Invoke, sample: Path) -> None:
+    with open(sample / "memcli.toml", "a", encoding="utf-8") as f:  # rules of the user's own
+        f.write('\n[rules.routine]\nadd = ["checked the build"]\n')
+    (sample / ".memcli").mkdir()
+    cli("-w", str(sample), "--now", NOW, "status")
+    cli("-w", str(sample), "--now", NOW, "check")
+    assert not (sample / ".memcli" / "cache.sqlite").exists()  # not created by reading
+    outputs(cli, sample)
+    before = rows(sample)
+    assert len(before) > 50
+    config = sample / "memcli.toml"
+    kept = config.read_bytes()
+    config.write_text("not = [toml\n", encoding="utf-8")  # check falls back to the default rules
+    assert cli("-w", str(sample), "--now", NOW, "check").exit_code == 1
+    config.write_bytes(kept)
+    for command in ("status", "check"):
+        cli("-w", str(sample), "--now", NOW, command)
+    assert rows(sample) == before  # other rules' stamps did not make them forget the user's rows

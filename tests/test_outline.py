@@ -19,14 +19,14 @@ FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 DAY = date(2026, 3, 4)
 
 
-def through_json(doc: Document) -> object:
+def through_json(doc: Document, day: date | None) -> object:
     """The outline as the cache stores it and gives it back."""
-    return json.loads(json.dumps(outline(doc), ensure_ascii=False))
+    return json.loads(json.dumps(outline(doc, day), ensure_ascii=False))
 
 
 def assert_rebuilds(text: str, path: str, day: date | None) -> None:
     parsed = parse(text, path, day)
-    rebuilt = rebuild(text, path, day, through_json(parsed))
+    rebuilt = rebuild(text, path, day, through_json(parsed, day))
     assert rebuilt == parsed
     assert rebuilt is not None and rebuilt.entries == parsed.entries and rebuilt.render() == text
 
@@ -66,13 +66,23 @@ def test_what_parsing_found_in_each_entry_survives() -> None:
     assert any(e.importance == 8 for e in parsed.entries) and any(e.pinned for e in parsed.entries)
     assert {e.done for e in parsed.entries} >= {True, False, None}
     assert any(e.time == "09:30" for e in parsed.entries) and any(e.time == "14:05" for e in parsed.entries)
-    assert rebuild(text, parsed.path, date(2026, 2, 3), through_json(parsed)) == parsed
+    assert rebuild(text, parsed.path, date(2026, 2, 3), through_json(parsed, date(2026, 2, 3))) == parsed
 
 
 def test_an_outline_made_for_another_path_is_refused() -> None:
     text = "- one\n- two\n"
-    brief = through_json(parse(text, "memory/2026-01-01.md", date(2026, 1, 1)))
+    brief = through_json(parse(text, "memory/2026-01-01.md", date(2026, 1, 1)), date(2026, 1, 1))
     assert rebuild(text, "memory/2026-01-02.md", date(2026, 1, 2), brief) is None
+
+
+@pytest.mark.parametrize("other", [None, date(2026, 3, 5)])
+def test_an_outline_made_for_another_file_date_is_refused(other: date | None) -> None:
+    """Entries without a date of their own take the file's: an outline made when the file
+    had another date (a memcli that dates names otherwise) would carry the old dates."""
+    text = "- deployed the thing\n"
+    brief = through_json(parse(text, "memory/2026-03-04.md", DAY), DAY)
+    assert rebuild(text, "memory/2026-03-04.md", other, brief) is None
+    assert rebuild(text, "memory/2026-03-04.md", DAY, brief) == parse(text, "memory/2026-03-04.md", DAY)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +94,7 @@ def test_an_outline_made_for_another_path_is_refused() -> None:
     ],
 )
 def test_an_outline_that_does_not_tile_the_text_is_refused(other: str) -> None:
-    brief = through_json(parse("- one\n- two\n", "MEMORY.md"))
+    brief = through_json(parse("- one\n- two\n", "MEMORY.md"), None)
     assert rebuild(other, "MEMORY.md", None, brief) is None
 
 
@@ -94,14 +104,15 @@ def test_an_outline_that_does_not_tile_the_text_is_refused(other: str) -> None:
         None,
         [],
         ["MEMORY.md"],
-        ["MEMORY.md", [[4, 1, 0, None]]],  # a bullet block without its entry fields
-        ["MEMORY.md", [[99, 1, 0, None]]],  # no such kind
-        ["MEMORY.md", [[-1, 1, 0, None]]],
-        ["MEMORY.md", [[2, 0, 0, None]]],  # an empty block
-        ["MEMORY.md", [[2, "1", 0, None]]],
-        ["MEMORY.md", [[4, 1, 0, None, "abc", -5, None, 0, 0, 0]]],  # no such day
-        ["MEMORY.md", [[4, 1, 0, None, "abc", 0, None, 0, 0, 7]]],  # no such done state
-        ["MEMORY.md", [[4, 1, 0, None, "abc", 0, None, 0, 0, -1]]],
+        ["MEMORY.md", [[4, 1, 0, None, "abc", 0, None, 0, 0, 0]]],  # schema 2: no file date
+        ["MEMORY.md", 0, [[4, 1, 0, None]]],  # a bullet block without its entry fields
+        ["MEMORY.md", 0, [[99, 1, 0, None]]],  # no such kind
+        ["MEMORY.md", 0, [[-1, 1, 0, None]]],
+        ["MEMORY.md", 0, [[2, 0, 0, None]]],  # an empty block
+        ["MEMORY.md", 0, [[2, "1", 0, None]]],
+        ["MEMORY.md", 0, [[4, 1, 0, None, "abc", -5, None, 0, 0, 0]]],  # no such day
+        ["MEMORY.md", 0, [[4, 1, 0, None, "abc", 0, None, 0, 0, 7]]],  # no such done state
+        ["MEMORY.md", 0, [[4, 1, 0, None, "abc", 0, None, 0, 0, -1]]],
         {"path": "MEMORY.md"},
     ],
 )
@@ -115,4 +126,4 @@ def test_sample_workspace_notes_keep_their_dates_through_the_outline() -> None:
     text = note.read_text(encoding="utf-8")
     parsed = parse(text, f"memory/{note.name}", day)
     assert parsed.entries and all(e.date is not None for e in parsed.entries)
-    assert rebuild(text, f"memory/{note.name}", day, through_json(parsed)) == parsed
+    assert rebuild(text, f"memory/{note.name}", day, through_json(parsed, day)) == parsed

@@ -477,6 +477,8 @@ def test_a_gc_that_finds_the_workspace_locked_is_tried_again_on_the_next_pass(cl
         b'{"turns": 1e999, "offsets": {}}',  # a count too large for an int
         b'{"turns": 3, "offsets": {"/x.jsonl": -1e999}}',
         b'{"turns": 3, "offsets": []}',
+        b'{"turns": 3, "offsets": {"/x.jsonl": -5}}',  # no read stops before the start
+        b"[" * 100_000 + b"]" * 100_000,  # nested deeper than json can read
         b"[1, 2",
         b"\xff\xfe",
     ],

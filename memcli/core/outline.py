@@ -6,7 +6,7 @@ headings, each entry's derived fields — as plain JSON-ready lists, so that a n
 before can be rebuilt from its text and outline instead of parsed again. `rebuild`
 refuses (returns None) an outline that does not fit the text: the caller then parses.
 
-`rebuild(text, path, file_date, outline(parse(text, path, file_date)))` equals
+`rebuild(text, path, file_date, outline(parse(text, path, file_date), file_date))` equals
 `parse(text, path, file_date)` for every text (tests/test_outline.py).
 """
 
@@ -34,9 +34,10 @@ _DONE = {None: 0, False: 1, True: 2}
 _DONE_OF = {code: done for done, code in _DONE.items()}
 
 
-def outline(doc: Document) -> list[Any]:
-    """[path, blocks]: each block [kind, end, heading level, heading title] and, for an
-    entry, [.., id, date ordinal (0: none), time, importance (0: none), pinned, done]."""
+def outline(doc: Document, file_date: date | None) -> list[Any]:
+    """[path, file date ordinal (0: none), blocks]: each block [kind, end, heading level,
+    heading title] and, for an entry, [.., id, date ordinal (0: none), time, importance
+    (0: none), pinned, done]. An entry's date may be the file's, which is why it is kept."""
     entries = iter(doc.entries)
     blocks: list[list[Any]] = []
     for block in doc.blocks:
@@ -46,19 +47,23 @@ def outline(doc: Document) -> list[Any]:
             e = next(entries)
             row += [
                 e.id,
-                e.date.toordinal() if e.date else 0,
+                _ordinal(e.date),
                 e.time,
                 e.importance or 0,
                 int(e.pinned),
                 _DONE[e.done],
             ]
         blocks.append(row)
-    return [doc.path, blocks]
+    return [doc.path, _ordinal(file_date), blocks]
+
+
+def _ordinal(day: date | None) -> int:
+    return day.toordinal() if day else 0
 
 
 def rebuild(text: str, path: str, file_date: date | None, brief: Any) -> Document | None:
     """The document `parse(text, path, file_date)` gives, from its outline; None when the
-    outline was made for another path or does not tile the text's lines."""
+    outline was made for another path or file date, or does not tile the text's lines."""
     try:
         return _rebuild(text, path, file_date, brief)
     except (TypeError, ValueError, IndexError, KeyError, OverflowError):
@@ -66,10 +71,9 @@ def rebuild(text: str, path: str, file_date: date | None, brief: Any) -> Documen
 
 
 def _rebuild(text: str, path: str, file_date: date | None, brief: Any) -> Document | None:
-    made_for, rows = brief
-    if made_for != path:
-        return None
-    del file_date  # the dates in the outline already fell back to it
+    made_for, made_on, rows = brief
+    if made_for != path or made_on != _ordinal(file_date):
+        return None  # the entries' dates in the outline fell back to another file date
     lines = split_lines(text)
     contents = [line_content(line) for line in lines]
     if contents and contents[0].startswith(BOM):

@@ -23,29 +23,37 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memcli.core import analysis, entries, outline, roles, rules, scoring, similarity
 from memcli.core.analysis import TextFields
 from memcli.workspace.files import usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
-SCHEMA = "2"
+SCHEMA = "3"  # 2: outlines without their file date
 TABLE = "notes"
 OLD_TABLES = ("files",)  # schema 1: facts only
 
 
 def code_digest() -> bytes:
-    """The source of the modules that parse notes and read texts: a new memcli misses."""
-    from memcli.core import analysis, entries, outline, rules, scoring, similarity
-
-    digest = hashlib.sha256(SCHEMA.encode())
-    for module in (analysis, entries, outline, rules, scoring, similarity):
+    """What parsing and reading depend on besides the text: the source of the modules that
+    parse notes, date them and read texts, and the Python and Unicode versions (entry ids
+    rest on NFKC and case folding)."""
+    digest = hashlib.sha256(f"{SCHEMA}|{sys.version_info[:3]}|{unicodedata.unidata_version}".encode())
+    for module in (analysis, entries, outline, roles, rules, scoring, similarity):
         with contextlib.suppress(OSError, TypeError):
             digest.update(Path(str(module.__file__)).read_bytes())
     return digest.digest()
+
+
+# Read once, as this process imports memcli: a `memcli watch` started before an upgrade
+# must not stamp what its old code parsed with the new code's stamp.
+CODE = code_digest()
 
 
 def stamp(code: bytes, rule_overrides: object, scan: bool) -> str:
@@ -63,8 +71,8 @@ def _encode(facts: Mapping[str, TextFields]) -> str:
 
 def _decode(value: str) -> dict[str, TextFields]:
     out: dict[str, TextFields] = {}
-    for text, norm, values, negative, scoring, routine, signals in json.loads(value):
-        out[text] = ((norm, frozenset(values), bool(negative)), scoring, bool(routine), signals)
+    for text, norm, values, negative, scoring_text, routine, signals in json.loads(value):
+        out[text] = ((norm, frozenset(values), bool(negative)), scoring_text, bool(routine), signals)
     return out
 
 
@@ -88,16 +96,23 @@ class Fresh:
 class NoteCache:
     """Notes by file hash; every method is a no-op when the cache is unusable."""
 
-    def __init__(self, root: Path, rule_overrides: object, scan: bool) -> None:
-        code = code_digest()
-        self.stamp = stamp(code, rule_overrides, scan)
-        live = (self.stamp, stamp(code, rule_overrides, not scan))  # list's and dedupe's
+    def __init__(self, root: Path, rule_overrides: object, scan: bool, writable: bool = True) -> None:
+        """`writable=False` (status, check): rows are read, never added or forgotten, and
+        a missing cache is not created."""
+        self.stamp = stamp(CODE, rule_overrides, scan)
+        live = (self.stamp, stamp(CODE, rule_overrides, not scan))  # list's and dedupe's
         self.live = live
+        self.writable = writable
         self.db: sqlite3.Connection | None = None
         folder = usable_state_dir(root)  # never created here: reading makes no .memcli/
         if folder is None:
             return
         path = folder / CACHE_NAME
+        if not writable:
+            with contextlib.suppress(OSError, ValueError, sqlite3.Error):
+                if path.is_file():
+                    self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=2.0)
+            return
         try:
             self.db = self._open(path, live)
         except sqlite3.OperationalError:  # busy or locked by another run: go without
@@ -157,7 +172,7 @@ class NoteCache:
     def put(self, rows: Iterable[Fresh], keep: set[bytes]) -> None:
         """Store the files read this time; forget, under this stamp, the files not in
         `keep` (those no longer in the workspace)."""
-        if self.db is None:
+        if self.db is None or not self.writable:
             return
         try:
             with self.db:

@@ -22,7 +22,7 @@ def read_record(root: Path, name: str) -> Any:
     """The JSON value of .memcli/<name>; None when it is missing, unreadable or not JSON."""
     try:
         return json.loads(resolve_inside(root / STATE_DIR / name, root).read_bytes())
-    except (OSError, ValueError, MemcliError):
+    except (OSError, ValueError, RecursionError, MemcliError):
         return None
 
 
