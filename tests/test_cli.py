@@ -388,7 +388,10 @@ def test_help_imports_no_heavy_module() -> None:
 
 
 def test_json_documents_with_long_lists_stay_one_valid_document() -> None:
-    from memcli.cli.output import BIG_LIST, json_document
+    from memcli.cli.output import BIG_LIST, json_chunks
+
+    def json_document(data: object) -> str:
+        return "".join(json_chunks(data))
 
     small = {"a": [1, 2], "b": {"c": "中文"}}
     big = {

@@ -61,10 +61,6 @@ def json_chunks(data: Any) -> Iterator[str]:
     yield "\n}\n"
 
 
-def json_document(data: Any) -> str:
-    return "".join(json_chunks(data))
-
-
 def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 

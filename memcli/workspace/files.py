@@ -178,11 +178,16 @@ def read_config_text(path: Path, max_bytes: int = 1 << 20) -> str:
 # --- writing ------------------------------------------------------------------------
 
 
+def _may_write(path: Path, st: os.stat_result) -> bool:
+    """Its mode has a write bit (root ignores permissions, so os.access alone would say yes
+    to what the user made read-only) and access allows it."""
+    return bool(stat.S_IMODE(st.st_mode) & 0o222) and os.access(path, os.W_OK)
+
+
 def ensure_writable(path: Path, root: Path) -> None:
     """Refuse to write where the user made things read-only, even when running as root."""
     directory = path.parent
-    dir_mode = stat.S_IMODE(os.stat(directory).st_mode)
-    if not dir_mode & 0o222 or not os.access(directory, os.W_OK):
+    if not _may_write(directory, os.stat(directory)):
         raise DataError(
             f"{display(directory, root) or '.'} is read-only; nothing was written",
             "make the workspace writable, or use --dry-run",
@@ -191,7 +196,7 @@ def ensure_writable(path: Path, root: Path) -> None:
         st = os.lstat(path)
     except FileNotFoundError:
         return
-    if not stat.S_IMODE(st.st_mode) & 0o222 or not os.access(path, os.W_OK):
+    if not _may_write(path, st):
         raise DataError(
             f"{display(path, root)} is read-only; nothing was written",
             "make it writable (chmod u+w) if memcli should change it",
@@ -199,13 +204,11 @@ def ensure_writable(path: Path, root: Path) -> None:
 
 
 def writable_dir(folder: Path) -> bool:
-    """A folder memcli may write in: its mode has a write bit (root ignores permissions, so
-    os.access alone would say yes to a folder the user made read-only) and access allows it."""
+    """A folder memcli may write in (see `_may_write`); False when it cannot be seen."""
     try:
-        mode = stat.S_IMODE(os.stat(folder).st_mode)
+        return _may_write(folder, os.stat(folder))
     except OSError:
         return False
-    return bool(mode & 0o222) and os.access(folder, os.W_OK)
 
 
 def usable_state_dir(root: Path, create: bool = False) -> Path | None:

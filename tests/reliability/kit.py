@@ -345,3 +345,35 @@ def assert_clean(result: Result, allowed: tuple[int, ...], *named: str) -> None:
         assert len(lines) == 1 and lines[0].startswith("memcli: error: "), result.stderr
         for name in named:
             assert name in lines[0], (name, lines[0])
+
+
+class BackgroundWriter:
+    """A separate process running `script` (argv: workspace, stop file, *args) that appends
+    numbered lines until the stop file appears, then prints how many it appended to each
+    file; it has started once MEMORY.md holds its fifth line."""
+
+    def __init__(self, root: Path, stop_file: Path, script: str, *args: str) -> None:
+        self.root = root
+        self.stop_file = stop_file
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", script, str(root), str(stop_file), *args],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def wait_started(self) -> None:
+        deadline = time.monotonic() + 30
+        while "core append 000005" not in (self.root / "MEMORY.md").read_text(encoding="utf-8"):
+            assert self.proc.poll() is None and time.monotonic() < deadline, "the writer did not start"
+            time.sleep(0.01)
+
+    def stop(self) -> int:
+        self.stop_file.touch()
+        out, _ = self.proc.communicate(timeout=60)
+        assert self.proc.returncode == 0
+        return int(out.split()[-1])
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

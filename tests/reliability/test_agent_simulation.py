@@ -51,6 +51,7 @@ from .kit import (
     TODAY_NOTE,
     UNKNOWN,
     YESTERDAY_NOTE,
+    BackgroundWriter,
     Run,
     alive,
     lock_files,
@@ -138,44 +139,12 @@ def ok(result: Result) -> Result:
     return result
 
 
-class Agent:
-    """The separate process that appends; `stop()` returns how many lines it appended to each."""
-
-    def __init__(self, root: Path, tmp: Path) -> None:
-        self.root = root
-        self.stop_file = tmp / "stop-the-agent"
-        args = [x for pair in NOTES.items() for x in pair]
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                AGENT,
-                str(root),
-                str(self.stop_file),
-                MAIN_TRANSCRIPT,
-                str(NOW_MS),  # the messages come after the last flush: each flush has new ones
-                *args,
-            ],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-
-    def wait_started(self) -> None:
-        deadline = time.monotonic() + 30
-        while "core append 000005" not in (self.root / "MEMORY.md").read_text(encoding="utf-8"):
-            assert self.proc.poll() is None and time.monotonic() < deadline, "the agent did not start"
-            time.sleep(0.01)
-
-    def stop(self) -> int:
-        self.stop_file.touch()
-        out, _ = self.proc.communicate(timeout=60)
-        assert self.proc.returncode == 0
-        return int(out.split()[-1])
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+def start_agent(root: Path, tmp: Path) -> BackgroundWriter:
+    """The agent: appends to every note of NOTES and to the transcript; `stop()` returns how
+    many lines it appended to each."""
+    notes = [x for pair in NOTES.items() for x in pair]
+    # the messages come after the last flush: each flush has new ones
+    return BackgroundWriter(root, tmp / "stop-the-agent", AGENT, MAIN_TRANSCRIPT, str(NOW_MS), *notes)
 
 
 def fresh_week(root: Path, n: int) -> None:
@@ -352,7 +321,7 @@ def test_lines_an_agent_appends_while_gc_flush_and_compact_run_and_die_are_kept(
     ok(memcli(root, "flush", "--session", MAIN))  # today's note exists; main is flushed
     original = user_bytes(root)
     simulation = Simulation(root, random.Random(f"memcli-agent-{sim}"))
-    agent = Agent(root, tmp_path)
+    agent = start_agent(root, tmp_path)
     try:
         agent.wait_started()
         for n in range(3 * ROUNDS):

@@ -46,6 +46,8 @@ from memcli.core.similarity import normalise
 from memcli.workspace import transaction
 from memcli.workspace.transaction import PREPARED, journals, trash_records
 
+from .kit import BackgroundWriter
+
 CRASH_RUNS = int(os.environ.get("CRASH_RUNS", "50"))
 NOW_DT = datetime.fromisoformat(NOW)
 TODAY = date(2026, 10, 31)  # NOW in the workspaces' time zone (Asia/Shanghai)
@@ -859,32 +861,11 @@ print(n, flush=True)
 TARGETS = {f"memory/{YESTERDAY}.md": "yesterday append", "MEMORY.md": "core append"}
 
 
-class Appender:
+def start_appender(root: Path, tmp: Path) -> BackgroundWriter:
     """A separate process that appends a numbered line to each target every 2-5 ms."""
-
-    def __init__(self, root: Path, tmp: Path) -> None:
-        self.root = root
-        self.stop_file = tmp / "stop-appending"
-        args = [x for pair in TARGETS.items() for x in pair]
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", APPENDER, str(root), str(self.stop_file), *args],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        self.count = 0
-
-    def wait_started(self) -> None:
-        deadline = time.monotonic() + 30
-        while "core append 000005" not in (self.root / "MEMORY.md").read_text(encoding="utf-8"):
-            assert self.proc.poll() is None and time.monotonic() < deadline, "the appender did not start"
-            time.sleep(0.01)
-
-    def stop(self) -> int:
-        self.stop_file.touch()
-        out, _ = self.proc.communicate(timeout=30)
-        assert self.proc.returncode == 0
-        self.count = int(out.split()[-1])
-        return self.count
+    return BackgroundWriter(
+        root, tmp / "stop-appending", APPENDER, *(x for pair in TARGETS.items() for x in pair)
+    )
 
 
 def numbers(text: str, tag: str) -> Counter[int]:
@@ -936,7 +917,7 @@ def test_lines_appended_while_gc_runs_are_never_lost(sample: Path, tmp_path: Pat
     assert (sample / f"memory/{YESTERDAY}.md").exists()
     with open(sample / "memcli.toml", "a", encoding="utf-8") as f:
         f.write("core_max_chars = 1000000\n")
-    appender = Appender(sample, tmp_path)
+    appender = start_appender(sample, tmp_path)
     rounds, rewrote_core = 30, 0
     try:
         appender.wait_started()
@@ -959,7 +940,7 @@ def test_lines_appended_while_gc_and_undo_alternate_are_never_lost(sample: Path,
     """20 applied gc runs on the sample, each undone, while an agent appends: both gc and
     undo rewrite MEMORY.md (undo puts back its bytes and carries what was appended since).
     No line may be lost by either."""
-    appender = Appender(sample, tmp_path)
+    appender = start_appender(sample, tmp_path)
     try:
         appender.wait_started()
         for n in range(20):
