@@ -63,8 +63,7 @@ from memcli.errors import LockTimeout, MemcliError
 from memcli.flush import decide, flush_one
 from memcli.runtime import Runtime
 from memcli.services import plan_gc
-from memcli.workspace.files import remove_stale_temp_files, writable_dir
-from memcli.workspace.layout import scan
+from memcli.workspace.files import writable_dir
 from memcli.workspace.lock import WorkspaceLock
 from memcli.workspace.session_store import find_stores, state_dir
 from memcli.workspace.state import read_record, write_record
@@ -346,12 +345,11 @@ class Watcher:
             self.reset_turns()  # from here on, a failure waits for the next gc_every_turns turns
             for old in recover(run.root, run.now):
                 self.emit(
-                    "rolled_back",
-                    f"rolled back transaction {old}, which a crash interrupted",
-                    transaction=old,
+                    "undo_finished" if old.finished_undo else "rolled_back",
+                    old.describe(),
+                    transaction=old.tx,
                 )
-            remove_stale_temp_files(run.root, scan(run.root).temp_files)
-            _, plan = plan_gc(run)
+                _, plan = plan_gc(run)
             if plan.over_share:
                 files = ", ".join(f"{rel} ({gone} of {total})" for rel, gone, total in plan.over_share)
                 share = f"{run.policy.max_removal_share:.0%}"

@@ -19,6 +19,7 @@ from memcli.workspace.files import (
     read_state,
     recover_carried,
     remove_stale_temp_files,
+    settle_carried,
 )
 from memcli.workspace.layout import scan
 
@@ -66,16 +67,22 @@ def test_recovery_does_not_duplicate_lines_already_carried(ws: Path) -> None:
     carry.mkdir(parents=True)
     old = carry / "999999.abcd0123.old"
     old.write_bytes(b"old\n- late\n")
-    (carry / "999999.abcd0123.json").write_text(json.dumps({"target": "memory/2026-10-29.md", "offset": 4}))
     note.write_bytes(b"new\n- late\n")
+    # a run killed after it appended the late line, before it removed its record: the record
+    # says what it was appending, and where
+    carrying = {"from": 4, "length": 7, "at": 4, "inode": note.stat().st_ino}
+    record = {"target": "memory/2026-10-29.md", "offset": 4, "carrying": carrying}
+    (carry / "999999.abcd0123.json").write_text(json.dumps(record))
     assert recover_carried(ws) == []
     assert note.read_bytes() == b"new\n- late\n"
     assert list(carry.iterdir()) == []
 
 
-def test_a_successful_write_leaves_no_carry_behind(ws: Path) -> None:
+def test_a_successful_write_leaves_no_carry_behind_once_settled(ws: Path) -> None:
     note = ws / "memory" / "2026-10-29.md"
     atomic_write(note, b"x\n", ws, read_state(note, ws, MAX))
+    assert list((ws / CARRY_DIR).glob("*.old"))  # the replaced file, reachable until settled
+    settle_carried(ws)
     assert list((ws / CARRY_DIR).iterdir()) == []
 
 

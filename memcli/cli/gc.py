@@ -13,8 +13,6 @@ from memcli.cli.output import Output, one_line
 from memcli.core.lifecycle import ACTIONS, FileWrite, Plan
 from memcli.errors import ConflictError
 from memcli.services import plan_gc
-from memcli.workspace.files import remove_stale_temp_files
-from memcli.workspace.layout import scan
 from memcli.workspace.lock import WorkspaceLock
 from memcli.workspace.transaction import apply_plan, recover
 
@@ -45,9 +43,8 @@ def gc(
     with WorkspaceLock(run.root, "gc", run.policy.lock_timeout_seconds) as lock:
         if lock.stale is not None:
             out.note(f"took over the lock left by {lock.stale.describe()}, which no longer runs")
-        for tx in recover(run.root, run.now):
-            out.note(f"rolled back transaction {tx}, which a crash interrupted")
-        remove_stale_temp_files(run.root, scan(run.root).temp_files)
+        for done in recover(run.root, run.now):
+            out.note(done.describe())
         _, plan = plan_gc(run)
         if plan.over_share and not force:
             files = ", ".join(f"{rel} ({gone} of {total})" for rel, gone, total in plan.over_share)

@@ -30,15 +30,30 @@ def undo(
     run = runtime(ctx)
     out = output(ctx)
     with WorkspaceLock(run.root, "undo", run.policy.lock_timeout_seconds):
-        recover(run.root, run.now)
+        finished = None
+        for done in recover(run.root, run.now):
+            out.note(done.describe())
+            finished = done if done.finished_undo else finished
+        if finished is not None:
+            # the undo asked for was this one, killed half way: finished, and nothing more
+            if out.json_mode:
+                out.json({"transaction": finished.tx, "finished": True, "restored": [], "conflicts": []})
+            return
         result = undo_last(run.root, force, run.now)
     if out.json_mode:
         out.json(
-            {"transaction": result.tx, "restored": list(result.restored), "conflicts": list(result.conflicts)}
+            {
+                "transaction": result.tx,
+                "restored": list(result.restored),
+                "conflicts": list(result.conflicts),
+                "kept": result.kept,
+            }
         )
         return
     for rel in result.restored:
-        out.line(f"restored  {rel}")
+        out.line(f"{'overwrote' if rel in result.conflicts else 'restored '}  {rel}")
+    if result.kept is not None:
+        out.note(f"the text undo --force overwrote is kept in {result.kept}")
     out.note(f"undid transaction {result.tx}")
 
 

@@ -20,6 +20,7 @@ import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,6 +226,7 @@ def usable_state_dir(root: Path, create: bool = False) -> Path | None:
             folder.mkdir()
         except OSError:
             return None
+        adopt_owner(folder, root)
     if folder.is_symlink() or not folder.is_dir() or not is_inside(folder, root) or not writable_dir(folder):
         return None
     return folder
@@ -240,6 +242,11 @@ def temp_owner_pid(name: str) -> int | None:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether a process of that id runs. An id no process can have (0, negative, beyond
+    the kernel's range, as a damaged lock record may say) is no process: `os.kill` would
+    signal a whole group for 0 or -1, and raise OverflowError beyond a C int."""
+    if not 0 < pid < 1 << 22:  # Linux's PID_MAX_LIMIT
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -292,13 +299,15 @@ def names_its_file(function: Callable[Concatenate[Path, P], R]) -> Callable[Conc
 @names_its_file
 def replace_file(path: Path, data: bytes, mode: int) -> None:
     """The whole file replaced at once: a temp file in the same folder, fsynced, given
-    `mode`, renamed over `path`, the folder fsynced. For files nothing else appends to (a
-    session store under its lock, a git hook); notes go through atomic_write."""
+    `mode` and the owner of the file it replaces (or of the folder), renamed over `path`,
+    the folder fsynced. For files nothing else appends to (a session store under its lock,
+    a git hook); notes go through atomic_write."""
     temp = temp_name(path)
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
     try:
         try:
             os.fchmod(fd, mode)
+            adopt_owner(fd, path if path.is_file() else path.parent)
             _write_all(fd, data)
             os.fsync(fd)
         finally:
@@ -337,8 +346,9 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
     ensure_writable(target, root)
     if expected is not None and expected.links > 1:
         raise DataError(
-            f"{name} has {expected.links} hard links; rewriting it would split them",
-            "replace the hard links by one file (or a symlink) first",
+            f"{name} has {expected.links} hard links{_other_names(target, root)}; "
+            "rewriting it would split them",
+            "keep one of them (remove the other names, or make one a symlink), then run again",
         )
     old_fd: int | None = None
     seen = 0
@@ -360,7 +370,9 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
         try:
             os.fchmod(fd, expected.mode if expected is not None else 0o666 & ~_umask())
-            if expected is not None and (expected.uid, expected.gid) != (os.getuid(), os.getgid()):
+            if expected is None:
+                adopt_owner(fd, target.parent)
+            elif (expected.uid, expected.gid) != (os.getuid(), os.getgid()):
                 try:
                     os.fchown(fd, expected.uid, expected.gid)
                 except OSError:
@@ -383,7 +395,7 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
             os.fsync(fd)
         finally:
             os.close(fd)
-        if old_fd is not None:
+        if old_fd is not None and not _is_state(target, root):
             carry = _Carry.keep(target, root, seen)
         before_replace(temp, target)
         if expected is None:
@@ -412,6 +424,8 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
                     if carry is not None:
                         carry.note(target, seen, len(late))
                     append_bytes(target, late)
+                    if carry is not None:
+                        carry.advance(seen + len(late))
                 except OSError as exc:
                     raise DataError(
                         f"{name}: {len(late)} bytes appended during the write could not be carried "
@@ -420,7 +434,7 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
                     ) from None
                 carried += len(late)
         if carry is not None:
-            carry.discard()
+            _PENDING.append(carry)  # kept until settle_carried proves nothing more arrives
     finally:
         if old_fd is not None:
             os.close(old_fd)
@@ -434,9 +448,49 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _is_state(path: Path, root: Path) -> bool:
+    """A file of memcli's own (.memcli/...): nobody else appends to it, nothing to carry."""
+    state = Path(os.path.realpath(root)) / STATE_DIR
+    return state in path.parents
+
+
+def _other_names(target: Path, root: Path, limit: int = 3) -> str:
+    """' (also a, b)': the other names of a file inside the workspace, for an error message."""
+    try:
+        key = _key(os.stat(target))
+    except OSError:
+        return ""
+    found: list[str] = []
+    real_root = Path(os.path.realpath(root))
+    for dirpath, dirnames, filenames in os.walk(real_root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = Path(dirpath) / name
+            with contextlib.suppress(OSError):
+                if path != target and _key(os.lstat(path)) == key:
+                    found.append(display(path, real_root))
+        if len(found) >= limit:
+            break
+    return f" (also {', '.join(found[:limit])})" if found else ""
+
+
+def _key(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+# How long settle_carried waits, at most, for a process that still holds a replaced file open
+# (an agent between its open and its write) before it leaves the file to the next run.
+CARRY_WAIT_SECONDS = 1.0
+CARRY_POLL_SECONDS = 0.005
+# Where /proc cannot tell who holds a file open (not Linux): one pause, then the next run.
+CARRY_GRACE_SECONDS = 0.05
+
+
 @dataclass(frozen=True, slots=True)
 class _Carry:
-    """The replaced file kept under .memcli/carry/ (a hard link) with the offset already copied."""
+    """A replaced file kept under .memcli/carry/ (a hard link, `<pid>.<token>.old`) with its
+    record (`.json`): the file it was replaced in (`target`) and how many of its bytes are in
+    the new file already (`offset`); `carrying` while more are being appended."""
 
     link: Path
     record: Path
@@ -451,32 +505,180 @@ class _Carry:
             os.link(target, link)
         except (OSError, DataError):
             return None  # another file system, or no room: fall back to the plain rename
-        record = folder / f"{token}.json"
-        with open(record, "w", encoding="utf-8") as f:
-            json.dump({"target": display(target, Path(os.path.realpath(root))), "offset": offset}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        fsync_dir(folder)
-        return cls(link, record)
+        carry = cls(link, folder / f"{token}.json")
+        try:
+            carry._save({"target": display(target, Path(os.path.realpath(root))), "offset": offset})
+        except BaseException:
+            carry.discard()  # nothing is replaced yet: no record, no link
+            raise
+        return carry
+
+    def info(self) -> dict[str, object]:
+        data = json.loads(self.record.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a carry record")
+        return data
+
+    def _save(self, info: dict[str, object]) -> None:
+        replace_file(self.record, json.dumps(info).encode("utf-8"), 0o600)
 
     def note(self, target: Path, offset: int, length: int) -> None:
-        """Before the late bytes are appended: where in the new file they go, so that a run
+        """Before late bytes are appended: where in the new file they go, so that a run
         killed during or after the append is not carried twice by the next one."""
         st = os.stat(target)
-        info = json.loads(self.record.read_text(encoding="utf-8"))
+        info = self.info()
+        info["offset"] = offset
         info["carrying"] = {"from": offset, "length": length, "at": st.st_size, "inode": st.st_ino}
-        temp = temp_name(self.record)
-        with open(temp, "w", encoding="utf-8") as f:
-            json.dump(info, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, self.record)
-        fsync_dir(self.record.parent)
+        self._save(info)
+
+    def advance(self, offset: int) -> None:
+        """After the append: those bytes are in the new file."""
+        info = self.info()
+        info["offset"] = offset
+        info.pop("carrying", None)
+        self._save(info)
 
     def discard(self) -> None:
         for path in (self.record, self.link):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
+
+    def carry_late(self, root: Path) -> str | None:
+        """Append to the new file what arrived in the replaced one since it was last read;
+        return the file's name when something was carried. A target that is gone (moved to
+        the archive meanwhile) gets its late bytes as a new file of that name: nothing is
+        dropped."""
+        info = self.info()
+        rel, offset = str(info["target"]), int(str(info["offset"]))
+        try:
+            with open(self.link, "rb") as f:
+                late = _read_all(f.fileno(), offset)
+        except FileNotFoundError:
+            late = b""
+        if not late:
+            return None
+        target = root / rel
+        if not is_inside(target, root):
+            raise DataError(f"{CARRY_DIR}/{self.record.name} names a file outside the workspace")
+        if not target.is_file():
+            make_dirs(target.parent, root)
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | NOFOLLOW, 0o666 & ~_umask()))
+            adopt_owner(target, target.parent)
+        skip = _already_carried(info.get("carrying"), late, target)
+        start, late = offset + skip, late[skip:]
+        if late:
+            self.note(target, start, len(late))
+            append_bytes(resolve_inside(target, root), late)
+        self.advance(start + len(late))
+        return rel if late else None
+
+
+def _held_open(keys: set[tuple[int, int]]) -> set[tuple[int, int]] | None:
+    """Which of these files (device, inode) a process holds open, read from /proc; None
+    where /proc cannot tell (not Linux). Processes whose descriptors memcli may not see (other
+    users') are taken not to write to the user's notes."""
+    if not _can_see_holders():
+        return None
+    held: set[tuple[int, int]] = set()
+    if not keys:
+        return held
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        folder = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(folder)
+        except OSError:
+            continue
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                key = _key(os.stat(f"{folder}/{fd}"))
+                if key in keys:
+                    held.add(key)
+    return held
+
+
+def _can_see_holders() -> bool:
+    return os.path.isdir("/proc/self/fd")
+
+
+# Files this process replaced, kept reachable until settle_carried (the workspace lock's release).
+_PENDING: list[_Carry] = []
+
+
+def settle_carried(root: Path) -> list[str]:
+    """End of a writing run (the workspace lock's release): carry what arrived in the files
+    this run replaced since it last read them — an agent that opened a note just before the
+    rename may write to the old file a few milliseconds later — and let each go once no
+    process holds it open any more (then nothing more can arrive). One still held after
+    CARRY_WAIT_SECONDS stays under .memcli/carry/ for the next run. Return the files that
+    received bytes."""
+    pending = [c for c in _PENDING if c.record.exists()]
+    _PENDING.clear()
+    if pending and not _can_see_holders():
+        time.sleep(CARRY_GRACE_SECONDS)
+    return _settle(pending, root, CARRY_WAIT_SECONDS, keep_unknown=True)
+
+
+def recover_carried(root: Path) -> list[str]:
+    """Start of a writing run: carry what the replaced files kept in .memcli/carry/ received
+    since (a run killed during its write, or an agent that wrote late), and let go of those
+    no process holds open. Return the files that received bytes."""
+    folder = root / CARRY_DIR
+    if not folder.is_dir():
+        return []
+    remove_stale_temp_files(folder, tuple(os.listdir(folder)))  # of records a kill cut short
+    for link in sorted(folder.glob("*.old")):
+        if not link.with_suffix(".json").exists() and not _writer_runs(link):
+            # killed before its record was written, so before the rename: the link is only
+            # a second name of the file, which would block the next rewrite of it
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(link)
+    carries = [
+        _Carry(record.with_suffix(".old"), record)
+        for record in sorted(folder.glob("*.json"))
+        if not _writer_runs(record)
+    ]
+    return _settle(carries, root, 0.0, keep_unknown=False)
+
+
+def _settle(carries: list[_Carry], root: Path, wait: float, keep_unknown: bool) -> list[str]:
+    """Carry each file's late bytes and let it go once no process holds it open, polling up
+    to `wait` seconds. Where /proc cannot tell, the files are kept (`keep_unknown`, the end
+    of the run that replaced them) or let go (a later run: time has passed)."""
+    done: list[str] = []
+    deadline = time.monotonic() + wait
+    while carries:
+        keys = {c: _link_key(c) for c in carries}
+        held = _held_open({k for k in keys.values() if k is not None})
+        still: list[_Carry] = []
+        for carry in carries:
+            try:
+                rel = carry.carry_late(root)
+            except (ValueError, KeyError, TypeError):
+                # a record cut short by a kill while it was first written, so before the
+                # rename (a later record is replaced whole): nothing to carry
+                carry.discard()
+                continue
+            if rel is not None and rel not in done:
+                done.append(rel)
+            key = keys[carry]
+            if key is None or (key not in held if held is not None else not keep_unknown):
+                carry.discard()  # read after no one held it: nothing more can arrive
+            else:
+                still.append(carry)
+        carries = still
+        if held is None or time.monotonic() >= deadline:
+            break  # the rest waits in .memcli/carry/ for the next run
+        time.sleep(CARRY_POLL_SECONDS)
+    return done
+
+
+def _link_key(carry: _Carry) -> tuple[int, int] | None:
+    try:
+        return _key(os.stat(carry.link))
+    except OSError:
+        return None
 
 
 def _writer_runs(path: Path) -> bool:
@@ -486,56 +688,38 @@ def _writer_runs(path: Path) -> bool:
     return pid is not None and pid != os.getpid() and pid_alive(pid)
 
 
-def recover_carried(root: Path) -> list[str]:
-    """Append what an interrupted write left in .memcli/carry/ to its file; return those files."""
-    folder = root / CARRY_DIR
-    if not folder.is_dir():
-        return []
-    done: list[str] = []
-    for link in sorted(folder.glob("*.old")):
-        if not link.with_suffix(".json").exists() and not _writer_runs(link):
-            # killed before its record was written, so before the rename: the link is only
-            # a second name of the file, which would block the next rewrite of it
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(link)
-    for record in sorted(folder.glob("*.json")):
-        if _writer_runs(record):
-            continue
-        link = record.with_suffix(".old")
-        try:
-            info = json.loads(record.read_text(encoding="utf-8"))
-            rel, offset = str(info["target"]), int(info["offset"])
-        except (OSError, ValueError, KeyError, TypeError):
-            # killed while writing the record, so before the rename: nothing to carry
-            _Carry(link, record).discard()
-            continue
-        target = root / rel
-        old = link.read_bytes() if link.is_file() else b""
-        late = old[offset:]
-        if late and target.is_file() and is_inside(target, root):
-            current = target.read_bytes()
-            late = late[_already_carried(info.get("carrying"), old, current, target) :]
-            if late and not current.endswith(late):
-                append_bytes(resolve_inside(target, root), late)
-                done.append(rel)
-        _Carry(link, record).discard()
-    return done
-
-
-def _already_carried(carrying: object, old: bytes, current: bytes, target: Path) -> int:
-    """How many of the late bytes the killed run had appended already: those its record
-    says it was appending, when the new file holds them where it put them (or after)."""
+def _already_carried(carrying: object, late: bytes, target: Path) -> int:
+    """How many of the late bytes (those after the record's offset) a killed run had appended
+    already: those its record says it was appending, when the new file holds them where it
+    put them (or after: the agent may have appended a line between the note and the append)."""
     if not isinstance(carrying, dict):
         return 0
     try:
-        start, length, at, inode = (int(carrying[k]) for k in ("from", "length", "at", "inode"))
+        length, at, inode = (int(carrying[k]) for k in ("length", "at", "inode"))
     except (KeyError, TypeError, ValueError):
         return 0
     if os.stat(target).st_ino != inode:
         return 0
-    # where the record says, or a little later: the agent may have appended a line between
-    # the note and the append
-    return length if current.find(old[start : start + length], at) >= 0 else 0
+    return length if target.read_bytes().find(late[:length], at) >= 0 else 0
+
+
+def adopt_owner(target: int | Path, like: Path) -> None:
+    """What memcli creates gets the owner and group of `like` (the folder it is made in, or
+    the file it replaces), so that memcli run as root (cron as root, a container) never
+    leaves a file the agent cannot write. Only root can give a file away; any other user
+    keeps its own, as every tool does."""
+    if os.geteuid() != 0:
+        return
+    try:
+        want = os.stat(like)
+        have = os.fstat(target) if isinstance(target, int) else os.lstat(target)
+        if (have.st_uid, have.st_gid) != (want.st_uid, want.st_gid):
+            if isinstance(target, int):
+                os.fchown(target, want.st_uid, want.st_gid)
+            else:
+                os.chown(target, want.st_uid, want.st_gid, follow_symlinks=False)
+    except OSError:
+        pass  # a file system that keeps no owners (or squashes root's): nothing to give
 
 
 def _umask() -> int:
@@ -607,6 +791,7 @@ def make_dirs(directory: Path, root: Path) -> None:
         real.mkdir(exist_ok=True)
     except PermissionError:
         raise DataError(f"cannot create {display(directory, root)}: permission denied") from None
+    adopt_owner(real, real.parent)
     fsync_dir(real.parent)
 
 

@@ -21,7 +21,7 @@ from types import TracebackType
 from memcli.core.roles import STATE_DIR
 from memcli.errors import DataError, LockTimeout
 from memcli.parallel import for_workers_again, not_for_workers
-from memcli.workspace.files import make_dirs
+from memcli.workspace.files import adopt_owner, make_dirs, recover_carried, settle_carried
 
 LOCK_NAME = "lock"
 POLL_SECONDS = 0.05
@@ -57,6 +57,7 @@ class WorkspaceLock:
         self.timeout = timeout
         self.fd: int | None = None
         self.stale: Holder | None = None
+        self.carried: list[str] = []  # files that received late lines left by an earlier run
 
     def acquire(self) -> WorkspaceLock:
         make_dirs(self.path.parent, self.root)
@@ -70,6 +71,7 @@ class WorkspaceLock:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise DataError(f"{STATE_DIR}/{LOCK_NAME} is not a plain file", "remove it and run again")
+        adopt_owner(fd, self.path.parent)
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -98,9 +100,24 @@ class WorkspaceLock:
         os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
         self.fd = fd
         not_for_workers(fd)
+        try:
+            self.carried = recover_carried(self.root)
+        except BaseException:
+            self._unlock()
+            raise
         return self
 
     def release(self) -> None:
+        """Carry what arrived late in the files this run replaced (files.settle_carried),
+        then let go of the lock."""
+        if self.fd is None:
+            return
+        try:
+            settle_carried(self.root)
+        finally:
+            self._unlock()
+
+    def _unlock(self) -> None:
         if self.fd is None:
             return
         with contextlib.suppress(OSError):

@@ -10,8 +10,11 @@ Order of work, so that a crash at any instant leaves every entry in at least one
 5. the ledger (`.memcli/ledger.jsonl`), then the journal marked applied.
 
 A journal left `prepared` by a crash is rolled back by the next writing run.
-`undo` reverts the last applied transaction. Lines an agent appended to a file after
-memcli wrote it survive both: they are carried onto the restored bytes.
+`undo` reverts the last applied transaction, journaled too: it marks the transaction
+`undoing` before it writes, and a run killed half way is finished by the next one. Every
+step of a revert can be done again. Lines an agent appended to a file after memcli wrote it
+survive all of these: they are carried onto the restored bytes; text an `undo --force`
+overwrites goes to the trash first.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from memcli.errors import ConflictError, DataError
 from memcli.workspace.files import (
     NOFOLLOW,
     FileState,
+    adopt_owner,
     append_bytes,
     atomic_write,
     display,
@@ -42,16 +46,21 @@ from memcli.workspace.files import (
     fsync_dir,
     make_dirs,
     naming,
+    newline_of,
     read_state,
     recover_carried,
+    remove_stale_temp_files,
     resolve_inside,
+    temp_name,
     usable_state_dir,
 )
+from memcli.workspace.layout import scan
 
 JOURNAL_DIR = f"{STATE_DIR}/journal"
 TRASH_DIR = f"{STATE_DIR}/trash"
 LEDGER = f"{STATE_DIR}/ledger.jsonl"
 PREPARED, APPLIED, ROLLED_BACK, UNDONE = "prepared", "applied", "rolled_back", "undone"
+UNDOING = "undoing"  # an undo under way: the next run finishes it
 
 
 def _sha(data: bytes) -> str:
@@ -109,6 +118,7 @@ class Journal:
     def keep(self, name: str, data: bytes) -> str:
         path = self.folder / name
         with naming(path), open(path, "wb") as f:
+            adopt_owner(f.fileno(), self.folder)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -290,8 +300,9 @@ def _move(root: Path, source: Path, target: Path) -> None:
     resolve_inside(target, root)
     try:
         os.link(real, target)
-    except OSError:
+    except OSError:  # another file system: a copy, with the mode, times and owner kept
         shutil.copy2(real, target)
+        adopt_owner(target, real)
     fsync_dir(target.parent)
     os.unlink(real)
     fsync_dir(real.parent)
@@ -345,7 +356,9 @@ def append_ledger(root: Path, events: Iterable[Event], tx: str, now: datetime) -
         return
     path = root / LEDGER
     make_dirs(path.parent, root)
-    os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644))
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644)
+    adopt_owner(fd, path.parent)
+    os.close(fd)
     payload = ("\n".join(lines) + "\n").encode("utf-8")
     with open(path, "rb") as f:  # a line a killed run left half written stays a line of its own
         size = f.seek(0, os.SEEK_END)
@@ -361,7 +374,51 @@ def append_ledger(root: Path, events: Iterable[Event], tx: str, now: datetime) -
 class Reverted:
     tx: str
     restored: tuple[str, ...]
-    conflicts: tuple[str, ...]
+    conflicts: tuple[str, ...]  # changed since in another way than appended to
+    kept: str | None = None  # where their text went when they were overwritten (--force)
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """A transaction a killed run left, dealt with by the next one."""
+
+    tx: str
+    finished_undo: bool  # an interrupted undo finished; else a prepared transaction rolled back
+
+    def describe(self) -> str:
+        if self.finished_undo:
+            return f"finished undoing transaction {self.tx}, which a crash interrupted"
+        return f"rolled back transaction {self.tx}, which a crash interrupted"
+
+
+class _Keeper:
+    """Text that a revert overwrites goes to `.memcli/trash/<day>-undo-<tx>.jsonl` first, a
+    record a file, appended and fsynced before the file is touched."""
+
+    def __init__(self, root: Path, tx: str, now: datetime) -> None:
+        self.root = root
+        self.tx = tx
+        self.now = now
+        self.rel = f"{TRASH_DIR}/{now.date().isoformat()}-undo-{tx}.jsonl"
+        self.used = False
+
+    def keep(self, rel: str, data: bytes, why: str) -> None:
+        record = {
+            "tx": self.tx,
+            "time": self.now.isoformat(),
+            "id": "-",
+            "action": "undo",
+            "from": rel,
+            "reason": why,
+            "text": data.decode("utf-8", "replace"),
+        }
+        path = self.root / self.rel
+        make_dirs(path.parent, self.root)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644)
+        adopt_owner(fd, path.parent)
+        os.close(fd)
+        append_bytes(path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        self.used = True
 
 
 def _current(root: Path, rel: str) -> bytes | None:
@@ -381,12 +438,23 @@ def _current_state(root: Path, rel: str) -> FileState | None:
         return None
 
 
-def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reverted:
+def revert(
+    root: Path,
+    journal: Journal,
+    force: bool,
+    dry: bool = False,
+    keeper: _Keeper | None = None,
+    resuming: bool = False,
+) -> Reverted:
     """Put every file of a transaction back as it was; lines appended since are kept.
 
-    A file changed in another way is a conflict: reported, and left alone unless `force`.
-    With `dry`, only the conflicts are computed.
+    A file changed in another way is a conflict: reported, and left alone unless `force`,
+    when its current text goes to the trash (`keeper`) before it is overwritten. With `dry`,
+    only what would happen is computed (conflicts as without `force`). Every step can be
+    done again: a revert killed half way is finished by running it again (`resuming`: then a
+    file that could be either side is kept in the trash before it is rewritten).
     """
+    force = force and not dry
     restored: list[str] = []
     conflicts: list[str] = []
     if not dry:
@@ -396,31 +464,21 @@ def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reve
         rel = entry["path"]
         op = entry["op"]
         if op == "move":
-            source, target = root / rel, root / entry["to"]
-            if target.exists() and not source.exists():
-                if not dry:
-                    _move(root, target, source)
+            if _move_back(root, rel, entry["to"], dry):
                 restored.append(rel)
-            elif target.exists() and source.exists():
-                if hashlib.sha256(target.read_bytes()).hexdigest() == entry["sha"]:
-                    if not dry:
-                        os.unlink(resolve_inside(target, root))
-                    restored.append(rel)
-                else:
-                    conflicts.append(entry["to"])
             continue
         after = journal.blob(entry["after"]).read_bytes()
-        current = _current(root, rel)
         if op == "create":
+            current = _current(root, rel)
             if current is None:
                 continue
-            if current == after or force:
-                if not dry:
-                    os.unlink(resolve_inside(root / rel, root))
-                    fsync_dir((root / rel).parent)
-                restored.append(rel)
-            else:
+            if current != after:
                 conflicts.append(rel)
+                if not force:
+                    continue
+            if not dry:
+                _remove_created(root, rel, after, keeper)
+            restored.append(rel)
             continue
         before = journal.blob(entry["before"]).read_bytes()
         # One read serves the check and the rewrite: atomic_write carries whatever is
@@ -435,16 +493,19 @@ def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reve
             continue  # never written (a crash came first), whatever the new text looks like
         elif state.data.startswith(after):
             if not dry:
+                if resuming and state.data.startswith(before) and keeper is not None:
+                    keeper.keep(rel, state.data, f"as it was when the interrupted undo of {journal.tx} ended")
                 atomic_write(root / rel, before + state.data[len(after) :], root, state)
             restored.append(rel)
         elif state.data.startswith(before):
-            continue  # never written (a journal without inodes)
-        elif force:
-            if not dry:
-                atomic_write(root / rel, before, root, state)
-            restored.append(rel)
+            continue  # never written (a journal without inodes), or reverted already
         else:
             conflicts.append(rel)
+            if force:
+                if keeper is not None:
+                    keeper.keep(rel, state.data, f"overwritten by undo --force of {journal.tx}")
+                atomic_write(root / rel, before, root, state)
+                restored.append(rel)
     trash = journal.data.get("trash")
     if trash and not dry and not (conflicts and not force):
         with contextlib.suppress(FileNotFoundError):
@@ -453,26 +514,81 @@ def revert(root: Path, journal: Journal, force: bool, dry: bool = False) -> Reve
         for folder in journal.data.get("dirs", []):
             with contextlib.suppress(OSError):
                 (root / folder).rmdir()  # only when empty
-    return Reverted(journal.tx, tuple(restored), tuple(conflicts))
+    kept = keeper.rel if keeper is not None and keeper.used else None
+    return Reverted(journal.tx, tuple(restored), tuple(conflicts), kept)
 
 
-def recover(root: Path, now: datetime) -> list[str]:
+def _move_back(root: Path, rel: str, moved_to: str, dry: bool) -> bool:
+    """A whole note moved to the archive goes back to its place. When the agent has written
+    a new file there since, the archived note goes back with that file's lines after it;
+    when both names are one file (a move killed half way), the second name goes."""
+    source, target = root / rel, root / moved_to
+    if not os.path.lexists(target):
+        return False  # moved back already, or never moved
+    if dry:
+        return True
+    if not os.path.lexists(source):
+        _move(root, target, source)
+    elif _same_file(source, target):
+        _unlink(resolve_inside(target, root))
+    else:
+        archived = read_state(target, root, 1 << 31).data
+        late = read_state(source, root, 1 << 31)
+        if not late.data.startswith(archived):  # else merged by a run killed before the unlink
+            joint = b"" if not archived or archived.endswith(b"\n") else newline_of(archived)
+            atomic_write(source, archived + joint + late.data, root, late)
+        _unlink(resolve_inside(target, root))
+    return True
+
+
+def _remove_created(root: Path, rel: str, after: bytes, keeper: _Keeper | None) -> None:
+    """Remove a file the transaction created. One changed since is first renamed aside (so
+    that nothing appended meanwhile falls between the read and the removal), kept in the
+    trash, then removed."""
+    path = resolve_inside(root / rel, root)
+    aside = temp_name(path)
+    os.rename(path, aside)
+    data = aside.read_bytes()
+    if data != after and keeper is not None:
+        keeper.keep(rel, data, f"created by {keeper.tx}, changed since; removed by undo --force")
+    _unlink(aside)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _unlink(path: Path) -> None:
+    os.unlink(path)
+    fsync_dir(path.parent)
+
+
+def recover(root: Path, now: datetime) -> list[Recovered]:
     """Repair what a killed run left, under the workspace lock: lines it was carrying are
-    appended back (first: its carry link doubles a file's link count), a journal it had not
-    finished writing is removed, and every transaction it left prepared is rolled back.
-    Return the ids of the transactions rolled back."""
+    appended back, a journal it had not finished writing is removed, every transaction it
+    left prepared is rolled back, an undo it left half done is finished, and the temp files
+    it left beside the notes are removed."""
     recover_carried(root)
     _remove_unfinished_journals(root)
+    remove_stale_temp_files(root, scan(root, lenient=True).temp_files)
     done = []
     for journal in journals(root):
-        if journal.state != PREPARED:
-            continue
-        revert(root, journal, force=False)
-        append_ledger(
-            root, [Event("rolled_back", "-", journal.tx, reason="interrupted; rolled back")], journal.tx, now
-        )
-        journal.save(ROLLED_BACK)
-        done.append(journal.tx)
+        if journal.state == PREPARED:
+            revert(root, journal, force=False)
+            append_ledger(
+                root,
+                [Event("rolled_back", "-", journal.tx, reason="interrupted; rolled back")],
+                journal.tx,
+                now,
+            )
+            journal.save(ROLLED_BACK)
+            done.append(Recovered(journal.tx, False))
+        elif journal.state == UNDOING:
+            _finish_undo(root, journal, now, resuming=True)
+            done.append(Recovered(journal.tx, True))
     return done
 
 
@@ -482,36 +598,39 @@ def last_applied(root: Path) -> Journal | None:
 
 
 def undo(root: Path, force: bool, now: datetime) -> Reverted:
-    """Revert the last applied transaction (refused, naming the files, when one changed)."""
+    """Revert the last applied transaction (refused, naming the files, when one changed and
+    not `force`). The undo is itself journaled: the transaction is marked `undoing` before a
+    byte is written, and a run killed half way is finished by the next (recover)."""
     journal = last_applied(root)
     if journal is None:
         raise DataError("there is nothing to undo", "memcli undo reverts the last applied gc or restore")
-    check = revert(root, journal, force, dry=True)
+    check = revert(root, journal, force=False, dry=True)
     if check.conflicts and not force:
         raise ConflictError(
             f"cannot undo {journal.tx}: changed since: {', '.join(check.conflicts)}",
             "edit them back, or run `memcli undo --force` (their current text goes to the trash)",
         )
-    if force and check.conflicts:
-        _keep_current(root, check.conflicts, journal.tx, now)
-    result = revert(root, journal, force)
-    append_ledger(root, [Event("undo", "-", journal.tx, reason="undone")], journal.tx, now)
+    journal.data["undo"] = {"force": force, "time": now.isoformat()}
+    journal.save(UNDOING)
+    return _finish_undo(root, journal, now, resuming=False)
+
+
+def _finish_undo(root: Path, journal: Journal, now: datetime, resuming: bool) -> Reverted:
+    info = journal.data.get("undo") or {}
+    when = _time(info.get("time")) or now
+    keeper = _Keeper(root, journal.tx, when)
+    result = revert(root, journal, bool(info.get("force")), keeper=keeper, resuming=resuming)
+    reason = "undone" if not result.conflicts else f"undone; changed since: {', '.join(result.conflicts)}"
+    append_ledger(root, [Event("undo", "-", journal.tx, reason=reason)], journal.tx, now)
     journal.save(UNDONE)
     return result
 
 
-def _keep_current(root: Path, rels: Sequence[str], tx: str, now: datetime) -> None:
-    records = []
-    for rel in rels:
-        data = _current(root, rel)
-        if data is not None:
-            records.append(
-                Trashed(
-                    "-", data.decode("utf-8", "replace"), rel, f"overwritten by undo --force of {tx}", "undo"
-                )
-            )
-    if records:
-        _write_trash(root, f"{TRASH_DIR}/{now.date().isoformat()}-undo-{tx}.jsonl", records, tx, now)
+def _time(text: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(text))
+    except ValueError:
+        return None
 
 
 # --- history, trash, purge ----------------------------------------------------------------
@@ -598,8 +717,8 @@ def purge(root: Path, older_than_days: float, now: datetime, dry: bool = False) 
                     path.unlink()
     old: list[str] = []
     for journal in journals(root):
-        if journal.state == PREPARED:
-            continue
+        if journal.state in (PREPARED, UNDOING):
+            continue  # the next writing run still needs it
         when = datetime.fromisoformat(journal.data["time"])
         if when.tzinfo is None and limit.tzinfo is not None:
             when = when.replace(tzinfo=limit.tzinfo)

@@ -10,7 +10,10 @@ Seams (counted across the whole run; a run is killed on the k-th pass of one of 
 - `before_replace` / `after_replace`: around each rename over a file (the session store's
   temp file renamed over `sessions.json`, a note or MEMORY.md rewritten by
   `files.atomic_write`); `before_replace` also comes before the link that creates a new
-  file (today's note made by a flush).
+  file (today's note made by a flush);
+- `after_link`: just after each hard link memcli makes (a note moved to or from the
+  archive is linked, then unlinked; a replaced file is linked under `.memcli/carry/`; a new
+  file is linked into place).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ SUBAGENT = "agent:main:subagent:7f3a2b"
 MAIN_TRANSCRIPT = "sessions/557162e6-8f6b-408f-b841-b47d8b9a3652.jsonl"
 STATE = ".memcli/"
 SEAMS = ("locked", "before_append", "after_append", "before_replace", "after_replace")
+LINK_SEAM = "after_link"
 
 KILLER = r"""
 import contextlib, json, os, signal, sys
@@ -65,7 +69,7 @@ def hit(name):
 
 import memcli.compact
 import memcli.flush
-from memcli.workspace import files, lock, notes, session_store, transcripts
+from memcli.workspace import files, lock, notes, session_store, transaction, transcripts
 
 real_store_lock = session_store.store_lock
 
@@ -112,6 +116,10 @@ class Os:
         os.replace(src, dst)
         hit("after_replace")
 
+    def link(self, src, dst, **kwargs):
+        os.link(src, dst, **kwargs)
+        hit("after_link")
+
 
 def before_link(temp, target):
     # atomic_write's own seam comes before its rename (counted above) and before the link
@@ -120,7 +128,7 @@ def before_link(temp, target):
         hit("before_replace")
 
 
-files.os = session_store.os = Os()
+files.os = session_store.os = transaction.os = Os()
 files.before_replace = before_link
 from memcli.cli.app import app
 
