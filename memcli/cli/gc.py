@@ -22,7 +22,9 @@ SHOWN_PER_KIND = 15
 def gc(
     ctx: typer.Context,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Show the plan; change nothing.")] = False,
-    diff: Annotated[bool, typer.Option("--diff", help="Show the plan as unified diffs.")] = False,
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Show the plan as unified diffs; change nothing (a preview).")
+    ] = False,
     force: Annotated[
         bool, typer.Option("--force", help="Apply even when a file would lose more than max_removal_share.")
     ] = False,
@@ -33,10 +35,12 @@ def gc(
     Nothing is deleted: noise and merged copies go to .memcli/trash/, retired entries to
     memory/archive/, whole notes to memory/archive/YYYY/MM/. `memcli undo` reverts the run.
     Today's and yesterday's notes are never rewritten. Run it nightly from cron.
+    --dry-run and --diff are previews: they take no lock and write nothing (but memcli's
+    cache in .memcli/); applying is `memcli gc` alone.
     """
     run = runtime(ctx)
     out = output(ctx)
-    if dry_run:
+    if dry_run or diff:
         _, plan = plan_gc(run)
         show(out, plan, diff, applied=None)
         return

@@ -106,8 +106,11 @@ def purge(
     """
     run = runtime(ctx)
     out = output(ctx)
-    with WorkspaceLock(run.root, "purge", run.policy.lock_timeout_seconds):
-        result = purge_old(run.root, older_than, run.now, dry=dry_run)
+    if dry_run:  # a preview: no lock, nothing written
+        result = purge_old(run.root, older_than, run.now, dry=True)
+    else:
+        with WorkspaceLock(run.root, "purge", run.policy.lock_timeout_seconds):
+            result = purge_old(run.root, older_than, run.now)
     if out.json_mode:
         out.json({"trash": list(result.trash_files), "journals": list(result.journals), "dry_run": dry_run})
         return

@@ -32,7 +32,7 @@ from typing import Any
 
 from memcli.core import analysis, entries, outline, roles, rules, scoring, similarity
 from memcli.core.analysis import TextFields
-from memcli.workspace.files import usable_state_dir
+from memcli.workspace.files import adopt_owner_of_database, usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
 SCHEMA = "3"  # 2: outlines without their file date
@@ -115,6 +115,7 @@ class NoteCache:
             return
         try:
             self.db = self._open(path, live)
+            adopt_owner_of_database(path)
         except sqlite3.OperationalError:  # busy or locked by another run: go without
             self.db = None
         except sqlite3.DatabaseError:  # not a database (any more): it is only a cache

@@ -795,6 +795,26 @@ def make_dirs(directory: Path, root: Path) -> None:
     fsync_dir(real.parent)
 
 
+def create_folders(folder: Path) -> None:
+    """`mkdir -p` for a folder that need not be inside a workspace (a new workspace, git's
+    hooks folder): each level made gets the owner of the one above it. OSError propagates."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for level in reversed(missing):
+        level.mkdir(exist_ok=True)
+        adopt_owner(level, level.parent)
+
+
+def adopt_owner_of_database(path: Path) -> None:
+    """An SQLite file memcli keeps (and its -wal and -shm) owned like its folder."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            if os.path.lexists(f"{path}{suffix}"):
+                adopt_owner(Path(f"{path}{suffix}"), path.parent)
+
+
 def create_text(path: Path, text: str, root: Path) -> bool:
     """Create a new file holding `text`; False (and nothing written) if it already exists."""
     target = resolve_inside(path, root)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memcli.core.automation import HOOK_NAME, HookInfo, backup_name, read_hook
 from memcli.errors import DataError, UsageError
-from memcli.workspace.files import fsync_dir, replace_file
+from memcli.workspace.files import create_folders, fsync_dir, replace_file
 
 MAX_HOOK_BYTES = 1 << 20
 
@@ -88,7 +88,7 @@ def find_repo(workspace: Path) -> Repo:
 
 def make_hooks_folder(repo: Repo) -> None:
     """The hooks folder created when git names one that does not exist yet."""
-    repo.hooks.mkdir(parents=True, exist_ok=True)
+    create_folders(repo.hooks)
 
 
 # --- reading the hook -----------------------------------------------------------------

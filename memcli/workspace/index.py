@@ -24,7 +24,7 @@ from memcli.core.recall import fts_query, index_terms
 from memcli.core.roles import MEMORY_DIR, STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
 from memcli.parallel import parallel_map
-from memcli.workspace.files import decode, display, read_state, usable_state_dir
+from memcli.workspace.files import adopt_owner_of_database, decode, display, read_state, usable_state_dir
 from memcli.workspace.layout import scan
 
 INDEX_NAME = "index.sqlite"
@@ -83,6 +83,7 @@ class Index:
                 raise PermissionError(self.path)  # read-only (even for root) or .memcli/ links out
             db = sqlite3.connect(self.path)
             db.execute("PRAGMA journal_mode=WAL")
+            adopt_owner_of_database(self.path)
         except (OSError, sqlite3.Error):
             db = sqlite3.connect(":memory:")  # a read-only workspace: an index for this run
         try:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memcli.core.roles import CORE_NAMES, MEMORY_DIR
 from memcli.errors import UsageError
-from memcli.workspace.files import create_text, make_dirs
+from memcli.workspace.files import create_folders, create_text, make_dirs
 
 
 def initialise(target: Path, files: dict[str, str]) -> tuple[Path, list[str], list[str]]:
@@ -15,7 +15,7 @@ def initialise(target: Path, files: dict[str, str]) -> tuple[Path, list[str], li
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} exists and is not a folder")
     try:
-        target.mkdir(parents=True, exist_ok=True)
+        create_folders(target)
     except OSError as exc:
         raise UsageError(f"cannot create {target}: {exc.strerror}") from None
     root = target.resolve()
