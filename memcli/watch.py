@@ -349,7 +349,7 @@ class Watcher:
                     old.describe(),
                     transaction=old.tx,
                 )
-                _, plan = plan_gc(run)
+            _, plan = plan_gc(run)
             if plan.over_share:
                 files = ", ".join(f"{rel} ({gone} of {total})" for rel, gone, total in plan.over_share)
                 share = f"{run.policy.max_removal_share:.0%}"
