@@ -5,13 +5,17 @@ With no files, every Markdown file memcli knows in the workspace is checked, plu
 sessions.json and memcli.toml. With files, each is checked against the workspace it
 belongs to (the nearest folder above it holding MEMORY.md or memory/); a file outside
 any workspace still gets the checks that need no workspace (secrets, conflicts, front
-matter, encoding). Read-only unless `--fix`.
+matter, encoding). A path that does not exist, a folder, a FIFO, a socket or a device is
+an error finding and is never opened (a FIFO would hang the hook); so are, in the whole
+workspace, what layout.scan finds unusable (see layout.Unusable: a memory/ linked out of
+the workspace is reported, never walked). Read-only unless `--fix`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -21,11 +25,11 @@ from memcli.cli_options import GlobalOptions
 from memcli.core import checks
 from memcli.core.checks import ERROR, Finding
 from memcli.core.entries import Document, Entry
-from memcli.core.roles import BadName, MemoryFile, Role, classify
+from memcli.core.roles import MemoryFile, Role, classify
 from memcli.errors import DataError, MemcliError
 from memcli.runtime import Runtime, open_runtime
 from memcli.workspace.files import read_loose, read_state
-from memcli.workspace.layout import looks_like_workspace, scan
+from memcli.workspace.layout import looks_like_workspace, not_a_file, scan
 from memcli.workspace.snapshot import Parser, parse_file
 
 SESSIONS = "sessions.json"
@@ -88,9 +92,11 @@ def check_workspace(options: GlobalOptions, fix: bool = False) -> Report:
     report = Report()
     root = discover(options.workspace, os.environ, Path.cwd(), Path.home())
     run = checked_runtime(options, root, report)
-    layout = scan(run.root)
+    layout = scan(run.root, lenient=True)
     report.findings += [checks.bad_name(b.rel, b.reason) for b in layout.bad_names]
     report.files += [b.rel for b in layout.bad_names]
+    report.findings += [checks.unusable(u.rel, u.problem, u.hint) for u in layout.unusable]
+    report.files += [u.rel for u in layout.unusable]
     with outline_parser(run) as parser:
         read = [_read(run, f, report, parser) for f in layout.files]
     checked = [c for c in read if c is not None]
@@ -110,8 +116,11 @@ def check_files(paths: Sequence[Path], options: GlobalOptions, fix: bool = False
     by_root: dict[Path, list[Path]] = {}
     named = Path(options.workspace).resolve() if options.workspace else None
     for path in paths:
-        if not path.exists():
-            continue  # deleted in this commit: nothing to check
+        problem = _not_a_file(path)
+        if problem is not None:  # never opened: a FIFO would hang the hook
+            report.files.append(str(path))
+            report.findings.append(problem)
+            continue
         root = named if named and _inside(path.resolve(), named) else workspace_of(path.resolve())
         if root is None:
             report.files.append(str(path))
@@ -123,25 +132,50 @@ def check_files(paths: Sequence[Path], options: GlobalOptions, fix: bool = False
         checked: list[Checked] = []
         for path in files:
             rel = path.relative_to(root).as_posix()
+            verdict = classify(rel) if rel.lower().endswith(".md") and not rel.startswith(".") else None
+            if isinstance(verdict, MemoryFile):
+                one = _read(run, verdict, report)  # lists the file
+                if one is not None:
+                    checked.append(one)
+                continue
             report.files.append(rel)
             if path.name in (SESSIONS, CONFIG) and path.parent == root:
                 report.findings += _other(path, rel)
                 continue
-            if not rel.lower().endswith(".md") or rel.startswith("."):
-                report.findings += _loose(path, rel)
-                continue
-            verdict = classify(rel)
-            if isinstance(verdict, BadName):
+            if verdict is not None:  # a BadName
                 report.findings.append(checks.bad_name(rel, verdict.reason))
-                report.findings += _loose(path, rel)
-                continue
-            one = _read(run, verdict, report)
-            if one is not None:
-                checked.append(one)
+            report.findings += _loose(path, rel)
         report.findings += _judge(run, checked)
         if fix:
             _fix(run, checked, report)
     return report
+
+
+def _not_a_file(path: Path) -> Finding | None:
+    """Why a path given to check is no file to read: it does not exist (a hook passes
+    only the files a commit adds or changes), it is a folder, a FIFO, a socket or a
+    device. One stat, and nothing is opened."""
+    name = str(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if path.is_symlink():
+            return checks.unusable(
+                name, f"is a dangling symlink (to {os.readlink(path)})", "remove or fix the link"
+            )
+        return checks.unusable(name, "does not exist", "name an existing file (or run `memcli check` alone)")
+    except OSError as exc:
+        return checks.unusable(name, f"cannot be read: {exc.strerror}", "make it readable")
+    if stat.S_ISDIR(st.st_mode):
+        return checks.unusable(
+            name,
+            "is a folder, not a file",
+            "name the files to check, or run `memcli check` alone for the workspace",
+        )
+    if not stat.S_ISREG(st.st_mode):
+        u = not_a_file(name, st, path.is_symlink())
+        return checks.unusable(name, u.problem, u.hint)
+    return None
 
 
 def checked_runtime(options: GlobalOptions, root: Path, report: Report) -> Runtime:
@@ -228,14 +262,27 @@ def _other(path: Path, rel: str) -> list[Finding]:
         return findings
     if path.name == SESSIONS:
         restore = "restore it from git or a backup"
+        from memcli.workspace.transcripts import lone_surrogates
+
+        lone = next(lone_surrogates(text), None)
         try:
             data = json.loads(text)
         except ValueError as exc:
             line = getattr(exc, "lineno", None)
             findings.append(Finding(ERROR, "sessions", rel, line, f"is not valid JSON: {exc}", restore))
+        except RecursionError:
+            findings.append(
+                Finding(ERROR, "sessions", rel, 1, "nests its JSON too deeply to be read", restore)
+            )
         else:
             if not isinstance(data, dict):
                 findings.append(Finding(ERROR, "sessions", rel, 1, "is not a JSON object of keys", restore))
+            elif lone is not None:
+                line = text.count("\n", 0, lone.start()) + 1
+                why = f"holds a lone UTF-16 surrogate ({lone.group()}, half a character)"
+                findings.append(
+                    Finding(ERROR, "sessions", rel, line, why, "remove it, or complete the character")
+                )
     else:
         from memcli.config import load_policy
 

@@ -40,7 +40,7 @@ def for_workers_again(fd: int) -> None:
     _inherited.discard(fd)
 
 
-def _worker_starts(parent: int) -> None:
+def worker_starts(parent: int) -> None:
     """In each worker, first: die with the parent (a killed gc must not leave workers that
     wait for work for ever), and close what it must not hold."""
     if sys.platform.startswith("linux"):
@@ -67,7 +67,7 @@ def start_pool() -> Any:
         return ProcessPoolExecutor(
             min(os.cpu_count() or 1, 8),
             mp_context=context,
-            initializer=_worker_starts,
+            initializer=worker_starts,
             initargs=(os.getpid(),),
         )
     except (ValueError, OSError):

@@ -163,10 +163,7 @@ def test_files_are_checked_against_their_own_workspaces(
     loose = tmp_path / "elsewhere" / "notes.md"
     loose.parent.mkdir()
     loose.write_text("- 数据库密码：Xk9#mQ2v!pL7\n", encoding="utf-8")
-    gone = sample / "memory" / "deleted-in-this-commit.md"
-    code, report = check(
-        cli, ws, str(ws / "MEMORY.md"), str(sample / "memory" / "2026-10-14.md"), str(loose), str(gone)
-    )
+    code, report = check(cli, ws, str(ws / "MEMORY.md"), str(sample / "memory" / "2026-10-14.md"), str(loose))
     assert code == 1
     assert {(f["file"], f["check"]) for f in findings(report) if f["severity"] == "error"} == {
         ("MEMORY.md", "secret"),

@@ -31,7 +31,9 @@ def check(
     Errors: secrets (OpenAI, Anthropic, AWS, GitHub, Slack, Telegram bot and Google keys,
     private keys, password assignments in English and Chinese, random-looking tokens given
     as a key or token); merge conflict markers; front matter that does not parse; files
-    that are not UTF-8 text; daily notes whose name is not a date; MEMORY.md past the
+    that are not UTF-8 text, or not files at all (a FIFO, socket or device named like a
+    note, a folder named like one, memory/ linked out of the workspace, a path that does
+    not exist); daily notes whose name is not a date; MEMORY.md past the
     20,000 characters OpenClaw loads; a broken sessions.json or memcli.toml. Warnings:
     MEMORY.md over core_max_chars; an entry repeated in its file; entries of MEMORY.md
     about a date that has passed, or that contradict each other.

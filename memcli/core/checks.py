@@ -1,8 +1,10 @@
 """What `memcli check` finds in one file or one workspace (SPEC §11), pure.
 
 Errors stop a commit: a secret, a merge conflict marker, front matter that does not
-parse, a file that is not UTF-8 text or a daily note whose name is not a date, and a
-MEMORY.md longer than OpenClaw ever loads. Warnings only inform: a MEMORY.md over
+parse, a file that is not UTF-8 text (or no file at all: a FIFO, socket or device named
+like a note, a folder named like one, memory/ linked out of the workspace, a path that
+does not exist), a daily note whose name is not a date, and a MEMORY.md longer than
+OpenClaw ever loads. Warnings only inform: a MEMORY.md over
 memcli's budget, the same entry twice, an entry in MEMORY.md whose date has passed, and
 two entries of MEMORY.md that contradict each other. Each finding says how to fix it.
 """
@@ -263,6 +265,12 @@ def bad_name(rel: str, reason: str) -> Finding:
 
 def not_text(rel: str, reason: str) -> Finding:
     return Finding(ERROR, "file", rel, None, reason, "make it a UTF-8 text file inside the workspace")
+
+
+def unusable(rel: str, problem: str, hint: str) -> Finding:
+    """A path memcli would read but never opens: missing, a folder, a FIFO, socket or device,
+    a folder linked out of the workspace (see workspace.layout.Unusable)."""
+    return Finding(ERROR, "file", rel, None, problem, hint)
 
 
 def summary(findings: Sequence[Finding]) -> tuple[int, int]:

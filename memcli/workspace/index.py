@@ -25,7 +25,7 @@ from memcli.core.roles import MEMORY_DIR, STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
 from memcli.parallel import parallel_map
 from memcli.workspace.files import adopt_owner_of_database, decode, display, read_state, usable_state_dir
-from memcli.workspace.layout import scan
+from memcli.workspace.layout import folder_problem, scan
 
 INDEX_NAME = "index.sqlite"
 SCHEMA = "5"  # bump when the tables or the terms change: the index is rebuilt
@@ -285,7 +285,11 @@ def tree_fingerprint(root: Path, max_bytes: int) -> str:
 
     visit(str(root), "", deep=False)
     digest.update(b"\1")
-    visit(str(root / MEMORY_DIR), f"{MEMORY_DIR}/", deep=True)
+    problem = folder_problem(root, MEMORY_DIR)
+    if problem is None:
+        visit(str(root / MEMORY_DIR), f"{MEMORY_DIR}/", deep=True)
+    else:  # a memory/ that links out of the workspace is never walked (scan refuses it)
+        digest.update(problem.problem.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 

@@ -78,7 +78,7 @@ def add_entry(root: Path, day: date, entry: str, max_bytes: int, lock_timeout: f
     path = root / rel
     with WorkspaceLock(root, "add", lock_timeout) as lock:
         recover_carried(root)
-        remove_stale_temp_files(root, scan(root).temp_files)
+        remove_stale_temp_files(root, scan(root, lenient=True).temp_files)
         make_dirs(path.parent, root)
         if not path.exists() and create_text(path, daily_note(day, entry), root):
             return Added(rel, 3, True, lock.stale)

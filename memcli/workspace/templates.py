@@ -9,44 +9,61 @@ range() over the sandbox's 100,000 items, a macro that calls itself for ever, a 
 given the wrong type, memory running out), and the limits below.
 
 A template is the user's code, and gc renders one for every finished week, so rendering
-is bounded; past a bound the render stops with a DataError naming the template, the line
-it had reached and the limit:
+is bounded; past a bound the render stops with a DataError naming the template (and the
+line it had reached, when it is known) and the limit:
 
-- work: at most MAX_RENDER_STEPS steps, a step being one turn of a `{% for %}` loop or one
-  call made by the template (a macro, a method, range(), loop.cycle…), and at most
-  RENDER_SECONDS of wall-clock time and MAX_RENDER_MEMORY of growth in the process's peak
-  memory, both checked at a step, at most every CHECK_EVERY seconds. Nested loops or a
-  macro that fans out would otherwise run for hours;
+- the whole render of a template that is not one memcli ships (the workspace's, or one
+  in `templates_dir`) runs in a worker process forked for it, which is killed
+  RENDER_SECONDS + KILL_GRACE seconds after it started and may map at most
+  MAX_RENDER_MEMORY bytes more than it inherited (RLIMIT_AS). No single operation can
+  escape these two: a filter such as `center(10**9)` runs out of memory at once, one such
+  as `wordwrap(1)` over a long text is killed on time. The worker works on any thread (the
+  watch daemon's), sets no signal handler and no timer (SIGALRM stays whoever's), closes
+  the workspace lock it inherited and dies with its parent. Where no process can be
+  forked, the render runs here, bounded by the checks below only;
+- within the render, each template (the shipped ones run here, in this process: memcli's
+  own code, which only lays out what it is given, and forking costs ~3 ms a render): at
+  most MAX_RENDER_STEPS steps, a step being one turn of a `{% for %}` loop or one call made
+  by the template (a macro, a method, range(), loop.cycle…), and at most RENDER_SECONDS of
+  wall-clock time and MAX_RENDER_MEMORY of growth in the process's peak memory, both
+  checked at a step, at most every CHECK_EVERY seconds. These stop nested loops or a macro
+  that fans out, and give the line the template had reached;
 - output: at most `max_bytes` characters (the caller's max_file_bytes, as `summarize`
   gives; MAX_RENDER_BYTES when it gives none): a longer summary could not be read back by
   memcli. The text is produced piece by piece (Template.generate) and dropped as soon as
-  it passes the limit;
-- single operations that no step would interrupt: a string or list repeated by `*` past
-  `max_bytes` and an integer power of more than MAX_POWER_BITS bits are refused before
-  they are computed (the sandbox intercepts both operators).
+  it passes the limit. A text that holds a git merge-conflict marker (<<<<<<< … =======
+  … >>>>>>>) is refused too: memcli would refuse to read the summary back, and every
+  later command with it;
+- single operations refused before they are computed: a string or list repeated by `*`
+  past `max_bytes` and an integer power of more than MAX_POWER_BITS bits (the sandbox
+  intercepts both operators).
 
-The checks are made by the template's own code, not by a signal or a timer: each `for`
-loop's iterable is wrapped at compile time and each call goes through the sandbox's
-`call`. So they work on any thread (the watch daemon, a library caller), leave SIGALRM to
-whoever owns it (a test harness, a caller's own time-out) and cost no subprocess. A value
-built in few steps from other operations (a string doubled with `~` in a loop, a filter
-such as center(10**9)) is only stopped at the next step by the time and memory checks, or
-by Python's MemoryError, which is reported the same way.
+The step checks are made by the template's own code, not by a signal or a timer: each
+`for` loop's iterable is wrapped at compile time and each call goes through the sandbox's
+`call`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import gc
+import json
+import os
 import resource
+import select
+import signal
 import sys
 import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from memcli.core.entries import conflict_marker_line
 from memcli.core.summarize import Digest, front_matter
 from memcli.errors import DataError
+from memcli.parallel import worker_starts
 from memcli.workspace.files import read_config_text
 
 SHIPPED = Path(__file__).resolve().parent.parent / "templates"
@@ -55,7 +72,8 @@ NAMES = ("weekly-digest", "session-summary", "compaction-summary")
 MAX_TEMPLATE_BYTES = 1 << 20
 MAX_RENDER_STEPS = 1_000_000  # loop turns and calls of one render
 RENDER_SECONDS = 2.0  # a shipped template renders a week in milliseconds
-MAX_RENDER_MEMORY = 512 << 20  # growth of the process's peak resident memory during one render
+KILL_GRACE = 1.0  # a render worker still running RENDER_SECONDS + this after it started is killed
+MAX_RENDER_MEMORY = 512 << 20  # growth of peak resident memory (a worker: of its address space)
 MAX_RENDER_BYTES = 10 << 20  # output, when the caller names no max_file_bytes
 MAX_POWER_BITS = 1 << 16  # an integer power larger than this (~20,000 digits) is refused
 CHECK_EVERY = 0.01  # seconds between two checks of the clock's deadline and of memory
@@ -85,6 +103,11 @@ def find_template(name: str, root: Path, configured: str = "") -> Path:
         candidate = place / file_name
         if candidate.is_file():
             return candidate
+        if candidate.exists():  # a folder, a FIFO (never opened: reading one would hang)
+            raise DataError(
+                f"template {candidate} is not a regular file",
+                "make it a template file, or remove it to use the next one",
+            )
     shipped = ", ".join(NAMES)
     looked = ", ".join(str(p) for p in places)
     raise DataError(f"no template {name!r} (looked in {looked})", f"shipped templates: {shipped}")
@@ -241,16 +264,50 @@ RENDER_ERRORS = (
 
 def render_template(path: Path, context: dict[str, Any], max_bytes: int = MAX_RENDER_BYTES) -> str:
     """The template's text with `context`, in Jinja2's sandbox, within the bounds above
-    (`max_bytes`: the longest text it may give)."""
+    (`max_bytes`: the longest text it may give): a template memcli does not ship is
+    rendered in a worker process."""
     from jinja2 import TemplateError, TemplateSyntaxError
 
     name = str(path)
     source = read_config_text(path, MAX_TEMPLATE_BYTES)
+    try:
+        compiled = _compile(source)  # here: the worker inherits it, the next render reuses it
+    except TemplateSyntaxError as exc:
+        raise DataError(f"template {name}, line {exc.lineno}: {exc.message}", "fix the template") from None
+    except (TemplateError, *RENDER_ERRORS) as exc:
+        raise DataError(f"template {name}: {_what(exc)}", _hint(exc)) from None
+    if is_shipped(path):
+        text = _render(compiled, name, context, max_bytes)
+    else:
+        text = _render_in_worker(compiled, name, context, max_bytes)
+    marker = conflict_marker_line(text)
+    if marker is not None:
+        raise DataError(
+            f"template {name}: its text holds a merge-conflict marker (<<<<<<< … >>>>>>>) at line "
+            f"{marker}; memcli would refuse to read such a summary back, so it is not written",
+            "take the marker lines out of the template (or of the notes it lays out)",
+        )
+    return text
+
+
+def is_shipped(path: Path) -> bool:
+    """One of the templates memcli ships (rendered in this process: see the module's doc)."""
+    if path.parent == SHIPPED:  # as find_template gives it
+        return True
+    try:
+        return path.resolve().parent == SHIPPED
+    except OSError:
+        return False
+
+
+def _render(compiled: Template, name: str, context: dict[str, Any], max_bytes: int) -> str:
+    """The render itself, under the step, time, memory and output checks."""
+    from jinja2 import TemplateError
+
     budget = _Budget(max_bytes)
     token = _budget.set(budget)
     pieces: list[str] = []
     try:
-        compiled = _compile(source)
         size = 0
         stream: Any = compiled.generate(**context)  # a generator: closed when stopped
         try:
@@ -267,8 +324,6 @@ def render_template(path: Path, context: dict[str, Any], max_bytes: int = MAX_RE
                 pieces.append(piece)
         finally:
             stream.close()
-    except TemplateSyntaxError as exc:
-        raise DataError(f"template {name}, line {exc.lineno}: {exc.message}", "fix the template") from None
     except (TemplateError, *RENDER_ERRORS) as exc:
         line = _template_line(exc)
         where = f", line {line}" if line else ""
@@ -276,6 +331,131 @@ def render_template(path: Path, context: dict[str, Any], max_bytes: int = MAX_RE
     finally:
         _budget.reset(token)
     return "".join(pieces).rstrip("\n") + "\n"
+
+
+def _render_in_worker(compiled: Template, name: str, context: dict[str, Any], max_bytes: int) -> str:
+    """`_render` in a forked worker, killed past RENDER_SECONDS + KILL_GRACE, its memory
+    capped; its text (or its DataError) comes back through a pipe."""
+    if not hasattr(os, "fork") or not hasattr(select, "poll"):
+        return _render(compiled, name, context, max_bytes)  # bounded by the step checks only
+    with contextlib.suppress(ImportError):  # here, once: worker_starts uses it in each worker
+        import ctypes  # noqa: F401
+
+    read_fd, write_fd = os.pipe()
+    parent = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to spare (or no fork): here, bounded by the step checks
+        os.close(read_fd)
+        os.close(write_fd)
+        return _render(compiled, name, context, max_bytes)
+    if pid == 0:
+        _worker(read_fd, write_fd, parent, compiled, name, context, max_bytes)
+    os.close(write_fd)
+    deadline = time.monotonic() + RENDER_SECONDS + KILL_GRACE
+    chunks: list[bytes] = []
+    ended = False
+    try:
+        poller = select.poll()
+        poller.register(read_fd, select.POLLIN)
+        while not ended:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if poller.poll(max(1, int(left * 1000))):
+                chunk = os.read(read_fd, 1 << 20)
+                chunks.append(chunk)
+                ended = not chunk
+    finally:
+        os.close(read_fd)
+        if not ended:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        status = _reap(pid)
+    if not ended:
+        return _refused(
+            name,
+            f"stopped after {RENDER_SECONDS + KILL_GRACE:g} s of rendering (the limit; one operation "
+            "ran past it)",
+        )
+    return _outcome(name, b"".join(chunks), status)
+
+
+def _worker(
+    read_fd: int,
+    write_fd: int,
+    parent: int,
+    compiled: Template,
+    name: str,
+    context: dict[str, Any],
+    max_bytes: int,
+) -> NoReturn:
+    """The forked worker: render, write the outcome to the pipe, exit at once (no atexit
+    handler, no buffer of the parent's flushed twice)."""
+    code = 1
+    try:
+        os.close(read_fd)
+        worker_starts(parent)  # dies with the parent; closes the workspace lock's descriptor
+        gc.freeze()  # the collector leaves the parent's objects alone: no page copied for them
+        _cap_memory()
+        try:
+            outcome: list[str] = ["ok", _render(compiled, name, context, max_bytes)]
+        except DataError as exc:
+            outcome = ["error", exc.message, exc.hint or ""]
+        data = json.dumps(outcome, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view) :]
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _cap_memory() -> None:
+    """In the worker: at most MAX_RENDER_MEMORY more address space than it inherited
+    (Linux; elsewhere the step checks' peak-memory check only)."""
+    try:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            pages = int(os.read(fd, 256).split()[0])
+        finally:
+            os.close(fd)
+        limit = pages * os.sysconf("SC_PAGE_SIZE") + MAX_RENDER_MEMORY
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (OSError, ValueError, IndexError):
+        return
+
+
+def _reap(pid: int) -> int:
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): its status is lost
+        return 0
+
+
+def _outcome(name: str, data: bytes, status: int) -> str:
+    """The worker's text, or its error as a DataError."""
+    try:
+        outcome = json.loads(data.decode("utf-8", "surrogatepass"))
+    except ValueError:
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            try:
+                signame = signal.Signals(number).name
+            except ValueError:
+                signame = f"signal {number}"
+            return _refused(name, f"the render was ended by {signame} (out of memory?)")
+        return _refused(name, "the render ended without a result (out of memory?)")
+    if outcome[0] == "ok":
+        return str(outcome[1])
+    raise DataError(str(outcome[1]), str(outcome[2]) or None)
+
+
+def _refused(name: str, why: str) -> NoReturn:
+    raise DataError(f"template {name}: {why}", _hint(RenderLimit()))
 
 
 def _what(exc: BaseException) -> str:
