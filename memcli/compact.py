@@ -19,6 +19,11 @@ around it. The first kept entry is named by id only when exactly one entry holds
 Nothing is written when the store could not be (a link out of the workspace); when the
 transcript turns out to have changed under its lock, the compaction is not written and
 the error says whether the due flush before it was recorded.
+
+A transcript that ends in a line another process is still writing is waited for (up to
+transcripts.LINE_WAIT_SECONDS), before the flush and again under the lock: memcli's line
+goes after the writer's, never inside it. A line that is never finished is exit 4, the
+transcript as it was.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from memcli.runtime import Runtime
 from memcli.workspace.files import ensure_writable, writable_dir
 from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, store_target, update_store
 from memcli.workspace.templates import find_template, render_template
-from memcli.workspace.transcripts import append_entry, read_transcript, transcript_path
+from memcli.workspace.transcripts import append_entry, read_transcript, transcript_path, wait_for_whole_lines
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,16 @@ def _compact_one(
                 f"{run.root} is read-only; nothing was written", "make it writable, or use --dry-run"
             )
         ensure_writable(path, run.root)  # the transcript gets the compaction entry
+        # another process is appending a line: it is waited for (or exit 4, nothing written)
+        # before the flush, which would otherwise miss that line for good, and read whole
+        try:
+            waited = wait_for_whole_lines(path, run.root)
+        except ConflictError as exc:
+            raise _not_written(exc, None) from None
+        if waited:
+            transcript = read_transcript(path, run.root)
+            messages = transcript.context()
+            before = transcript_tokens(messages)
     flushed = flush_one(run, store, name, False, dry_run)
     costs = [transcript_tokens([m]) for m in messages]
     cut = cut_index(costs, [m.role for m in messages], keep_recent)
@@ -186,6 +201,10 @@ def _compact_one(
     if dry_run:
         return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
     with store_lock(path, run.policy.lock_timeout_seconds):
+        try:  # a line begun since: finished before memcli reads and appends, never split
+            wait_for_whole_lines(path, run.root)
+        except ConflictError as exc:
+            raise _not_written(exc, flushed) from None
         fresh = read_transcript(path, run.root)  # what OpenClaw appended meanwhile counts
         if not _still_there(fresh, first, by_id):
             recorded = "; the due flush before it was recorded" if flushed.recorded else ""
@@ -197,10 +216,22 @@ def _compact_one(
         if by_id:
             compaction["id"] = _new_id({str(e.get("id")) for e in fresh.entries if e.get("id") is not None})
             compaction["parentId"] = fresh.leaf_id
-        append_entry(path, compaction)
+        try:
+            append_entry(path, compaction, run.root)
+        except ConflictError as exc:  # a line begun since it was read: not written inside it
+            raise _not_written(exc, flushed) from None
 
     _record(run, store, name, None, after)
     return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
+
+
+def _not_written(exc: ConflictError, flushed: Flushed | None) -> ConflictError:
+    """`exc` saying what was left undone: everything, or the compaction after the flush."""
+    if flushed is not None and flushed.recorded:
+        done = "the compaction was not written (the due flush before it was recorded)"
+    else:
+        done = "nothing was written"
+    return ConflictError(f"{exc.message}; {done}", exc.hint)
 
 
 def _count(entry: dict[str, Any]) -> int:

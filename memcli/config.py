@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import reprlib
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +32,7 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     default = f.default
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ConfigError(f"{where} must be a string, got {value!r}")
+            raise ConfigError(f"{where} must be a string, got {_brief(value)}")
         if name == "timezone" and value:
             _check_timezone(value, where)
         choices = f.metadata.get("choices")
@@ -54,6 +55,16 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     return value
 
 
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlevel, _BRIEF.maxlist, _BRIEF.maxdict, _BRIEF.maxstring, _BRIEF.maxother = 3, 6, 6, 80, 80
+
+
+def _brief(value: Any) -> str:
+    """A value of the wrong type, shown in an error: a few levels and items of it, not a
+    whole nested array (which TOML allows hundreds of levels deep)."""
+    return _BRIEF.repr(value)
+
+
 def _shown(bound: float) -> str:
     """A bound as a user would write it: 86400, not 86400.0; 0.001 stays 0.001."""
     return str(int(bound)) if float(bound).is_integer() else str(bound)
@@ -62,7 +73,7 @@ def _shown(bound: float) -> str:
 def _check_number(value: Any, where: str) -> None:
     """A number that TOML, a variable or a flag gave: not a boolean, never nan or ±inf."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{where} must be a number, got {value!r}")
+        raise ConfigError(f"{where} must be a number, got {_brief(value)}")
     if not math.isfinite(value):
         raise ConfigError(f"{where} must be a finite number, got {value}")
 
@@ -107,6 +118,11 @@ def values_from_toml(text: str, source: str) -> dict[str, Any]:
             "fix the line it names" if "(at line " in str(exc) else "complete or remove the file's last line"
         )
         raise ConfigError(f"{source} is not valid TOML: {exc}", hint) from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigError(
+            f"{source} nests its arrays or tables too deeply to be read",
+            "no setting needs more than a few levels",
+        ) from None
     unknown = [k for k in data if k not in POLICY_FIELDS and k != "rules"]
     if unknown:
         raise _unknown(unknown, source)

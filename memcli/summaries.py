@@ -2,7 +2,8 @@
 
 core.summarize chooses what a summary says; workspace.templates lays it out; this module
 reads what they need, runs an outside summariser when one is named (falling back to the
-extractive summary when it fails), and writes the file as an undoable transaction.
+extractive summary when it fails; output that is not UTF-8 text, or carries conflict
+markers, is refused, exit 3), and writes the file as an undoable transaction.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from memcli.core.analysis import analyse
+from memcli.core.entries import conflict_marker_line
 from memcli.core.lifecycle import Event, FileWrite, Plan
 from memcli.core.roles import SUMMARIES_DIR, MemoryFile, Role
 from memcli.core.summarize import (
@@ -162,21 +164,59 @@ def _finish(run: Runtime, digest: Digest, name: str, command: str) -> Summary:
 
 
 def run_summarizer(command: str, prompt: str, timeout: float) -> tuple[str | None, str]:
-    """The command's output for `prompt` on its stdin, or None and why it gave none."""
+    """The command's output for `prompt` on its stdin, or None and why it gave none (it
+    failed: the extractive summary is used). Output that is not text (not UTF-8, or with
+    a NUL byte, which no note may hold) or that carries merge-conflict markers (every
+    command would refuse the summary) is DataError: it did not fail, it gave bad data."""
     try:
         done = subprocess.run(
-            command, shell=True, input=prompt, capture_output=True, text=True, timeout=timeout, check=False
+            command,
+            shell=True,
+            input=prompt.encode("utf-8", "replace"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return None, f"--summarizer-cmd did not finish within {timeout:g} s"
     except OSError as exc:
         return None, f"--summarizer-cmd could not run ({exc.strerror})"
     if done.returncode != 0:
-        tail = " ".join(done.stderr.split())[-200:]
+        tail = " ".join(done.stderr.decode("utf-8", "replace").split())[-200:]
         return None, f"--summarizer-cmd exited with {done.returncode}" + (f": {tail}" if tail else "")
-    if not done.stdout.strip():
+    text = summarizer_text(done.stdout)
+    if not text.strip():
         return None, "--summarizer-cmd printed nothing"
-    return done.stdout, ""
+    return text, ""
+
+
+def summarizer_text(data: bytes) -> str:
+    """The summariser's output as text; DataError (exit 3, nothing written) when it is not."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise DataError(
+            f"--summarizer-cmd printed output that is not UTF-8 (byte {exc.start}, line {line}); "
+            "nothing was written",
+            "make the command print UTF-8 text, or leave --summarizer-cmd out for the extractive summary",
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise DataError(
+            f"--summarizer-cmd printed a NUL byte (character {nul}), which no note may hold; "
+            "nothing was written",
+            "make the command print plain text, or leave --summarizer-cmd out for the extractive summary",
+        )
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # as a text-mode pipe reads it
+    marker = conflict_marker_line(text)
+    if marker is not None:
+        raise DataError(
+            f"--summarizer-cmd printed a merge-conflict marker (line {marker} of its output), which "
+            "would make the summary unreadable; nothing was written",
+            "make the command print the summary only, or leave --summarizer-cmd out",
+        )
+    return text
 
 
 def write_summary(run: Runtime, summary: Summary, out_path: str | None) -> tuple[str, str]:

@@ -68,7 +68,8 @@ def summarize(
     Written to memory/summaries/<period>.md with front matter (kind, period, sources,
     generated), as a transaction `memcli undo` reverts; `--output -` prints it instead.
     With --summarizer-cmd the rendered prompt goes to that command (a local model, an LLM
-    CLI) and its output is the summary; if it fails, the extractive summary is used.
+    CLI) and its output is the summary; if it fails, the extractive summary is used. Output
+    that is not UTF-8 text is refused (exit 3, nothing written).
     """
     run = runtime(ctx)
     out = output(ctx)

@@ -241,11 +241,16 @@ def temp_owner_pid(name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def possible_pid(pid: int) -> bool:
+    """Whether a process can have this id (Linux's PID_MAX_LIMIT is 2**22)."""
+    return 0 < pid < 1 << 22
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process of that id runs. An id no process can have (0, negative, beyond
     the kernel's range, as a damaged lock record may say) is no process: `os.kill` would
     signal a whole group for 0 or -1, and raise OverflowError beyond a C int."""
-    if not 0 < pid < 1 << 22:  # Linux's PID_MAX_LIMIT
+    if not possible_pid(pid):
         return False
     try:
         os.kill(pid, 0)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import secrets
 import time
@@ -34,7 +35,17 @@ from pathlib import Path
 from typing import Any
 
 from memcli.errors import DataError, LockTimeout
-from memcli.workspace.files import display, is_inside, read_state, remove_dead_temp_files, replace_file
+from memcli.workspace.files import (
+    NOFOLLOW,
+    adopt_owner,
+    display,
+    is_inside,
+    pid_alive,
+    possible_pid,
+    read_state,
+    remove_dead_temp_files,
+    replace_file,
+)
 from memcli.workspace.transcripts import STORE_NAME, Verbatim, read_store
 
 LOCK_SUFFIX = ".lock"
@@ -43,6 +54,7 @@ WAIT_SECONDS = 10.0
 POLL_SECONDS = 0.05
 MAX_STORE_BYTES = 64 << 20
 SQLITE_NAME = "openclaw-agent.sqlite"
+MAX_LOCK_BYTES = 4096  # a lock record is some 50 bytes: anything longer is no lock record
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,31 +133,35 @@ def store_lock(
     stale: float = STALE_SECONDS,
     clock: Callable[[], float] = time.time,
 ) -> Iterator[None]:
-    """OpenClaw's lock on a store: a file created exclusively holding `{pid, createdAt}`
-    (ms). One older than `stale` seconds, or left by a process that is gone, is taken over;
-    a live one is waited for up to `wait` seconds, then LockTimeout (exit 4)."""
+    """OpenClaw's lock on a store (or a transcript): a file created exclusively holding
+    `{pid, createdAt}` (ms). It is taken over when its holder is gone (the pid runs no
+    process) or it is older than `stale` seconds (by `createdAt`); a lock whose content
+    is not such a record (empty or half-written: its owner is still writing it, or a
+    stranger's) is judged by its file time alone, live while it is younger than `stale`.
+    A live one is waited for up to `wait` seconds, then LockTimeout (exit 4).
+
+    memcli's own lock appears with its record already in it (made as an unnamed file,
+    then linked in place): memcli never leaves an empty one, not even when killed at that
+    instant. Where the system cannot do that, it is created, then written."""
     path = lock_path(store)
     deadline = time.monotonic() + wait
     while True:
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            if _stale(path, stale, clock):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
-                continue
-            if time.monotonic() >= deadline:
-                raise LockTimeout(
-                    f"{path.name} is held by another process (OpenClaw or memcli); nothing was written",
-                    f"it was waited for {wait:g} s; run again later",
-                ) from None
-            time.sleep(POLL_SECONDS)
+        record = json.dumps({"pid": os.getpid(), "createdAt": int(clock() * 1000)}).encode()
+        if _create(path, record):
+            break
+        if _take_over(path, stale, clock):
             continue
-        try:
-            os.write(fd, json.dumps({"pid": os.getpid(), "createdAt": int(clock() * 1000)}).encode())
-        finally:
-            os.close(fd)
-        break
+        if time.monotonic() >= deadline:
+            unnamed = (
+                ""
+                if _holder(path) is not None
+                else f" (it names no owner yet: it is live until {stale:g} s old)"
+            )
+            raise LockTimeout(
+                f"{path.name} is held by another process (OpenClaw or memcli); nothing was written",
+                f"it was waited for {wait:g} s{unnamed}; run again later",
+            ) from None
+        time.sleep(POLL_SECONDS)
     try:
         yield
     finally:
@@ -153,26 +169,134 @@ def store_lock(
             os.unlink(path)
 
 
-def _stale(path: Path, stale: float, clock: Callable[[], float]) -> bool:
+def _create(path: Path, record: bytes) -> bool:
+    """Create the lock file holding `record`; False when a lock is there already."""
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            return _link_whole(path, record)
+        except OSError:
+            pass  # no unnamed files on this file system, or no /proc: created, then written
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-        created = float(data.get("createdAt", 0)) / 1000.0
-        pid = int(data.get("pid", 0))
-    except (OSError, ValueError, TypeError, AttributeError):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        adopt_owner(fd, path.parent)
+        _write_all(fd, record)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _link_whole(path: Path, record: bytes) -> bool:
+    """The lock made as an unnamed file (Linux's O_TMPFILE) holding `record`, then linked
+    under its name, which fails when the name is taken: it is never seen without its
+    record, and a run killed before the link leaves nothing behind."""
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fd = os.open(".", os.O_WRONLY | os.O_TMPFILE, 0o600, dir_fd=folder)
         try:
-            created, pid = path.stat().st_mtime, 0
-        except FileNotFoundError:
-            return False
-    if clock() - created > stale:
-        return True
-    if pid > 0:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+            adopt_owner(fd, path.parent)
+            _write_all(fd, record)
+            try:
+                # through /proc, which linkat follows (os.link uses linkat with dst_dir_fd)
+                os.link(f"/proc/self/fd/{fd}", path.name, dst_dir_fd=folder)
+            except FileExistsError:
+                return False
             return True
-        except PermissionError:
-            return False
-    return False
+        finally:
+            os.close(fd)
+    finally:
+        os.close(folder)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _take_over(path: Path, stale: float, clock: Callable[[], float]) -> bool:
+    """Remove the lock at `path` if it may be taken over; True when it is gone (removed
+    here, or by its holder meanwhile), so that it may be created again at once."""
+    try:
+        seen = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not _stale(path, seen, stale, clock):
+        return False
+    try:
+        now = os.lstat(path)
+        # another process may have taken it over since it was judged: remove only that one
+        if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) == (
+            seen.st_dev,
+            seen.st_ino,
+            seen.st_size,
+            seen.st_mtime_ns,
+        ):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False  # it cannot be removed (a folder, a folder not writable): waited for
+    return True
+
+
+def _stale(path: Path, seen: os.stat_result, stale: float, clock: Callable[[], float]) -> bool:
+    """Whether the lock may be taken over: its holder is gone (a pid that runs no process),
+    or it is older than `stale` seconds, by its `createdAt`, else (no record, a record
+    without a usable time, a time to come) by its file time. A young lock naming a pid no
+    process can have is damaged: DataError (exit 3), nothing written."""
+    now = clock()
+    file_age = now - seen.st_mtime
+    holder = _holder(path)
+    if holder is None:
+        return file_age > stale  # being written, or not a record at all: its file time decides
+    pid, created = holder
+    age = now - created if created is not None and created <= now else file_age
+    if not possible_pid(pid) and age <= stale:
+        raise DataError(
+            f"{path.name} names pid {pid}, which no process can have: a damaged lock; nothing was written",
+            f"if no OpenClaw is running, remove {path} (it is taken over once {stale:g} s old)",
+        )
+    if not pid_alive(pid):
+        return True
+    return age > stale
+
+
+def _holder(path: Path) -> tuple[int, float | None] | None:
+    """The lock's record: its holder's pid and its `createdAt` in seconds (None when it
+    has none that is a time); None when it holds no such record (empty, half-written,
+    not JSON, no integer pid, too long, unreadable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
+        try:
+            data = os.read(fd, MAX_LOCK_BYTES + 1)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    if len(data) > MAX_LOCK_BYTES:
+        return None
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+    if not isinstance(record, dict):
+        return None
+    pid = record.get("pid")
+    if type(pid) is not int:  # not a bool, a float or a string
+        return None
+    created = record.get("createdAt")
+    if isinstance(created, bool) or not isinstance(created, int | float):
+        return pid, None
+    try:
+        seconds = float(created) / 1000.0
+    except OverflowError:
+        return pid, None
+    return pid, seconds if math.isfinite(seconds) else None
 
 
 def render_store(data: dict[str, Any], name: str = STORE_NAME) -> bytes:

@@ -273,8 +273,9 @@ def alive(pid: int) -> bool:
 
 
 def lock_holder(path: Path) -> int | None:
-    """The pid in an OpenClaw-style lock file; None when it is empty or torn (a kill between
-    its exclusive creation and its write: memcli takes such a lock as stale)."""
+    """The pid in an OpenClaw-style lock file; None when it is empty or torn (another
+    writer's, between its exclusive creation and its write: memcli takes such a lock as live
+    until it is 30 s old; memcli's own lock appears with its record in it)."""
     try:
         return int(json.loads(path.read_text(encoding="utf-8"))["pid"])
     except (ValueError, KeyError, TypeError):
@@ -385,3 +386,13 @@ class BackgroundWriter:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+def report(test: str, **counts: int) -> None:
+    """Print a test's counts (`pytest -s`) and append them as a JSON line to the file
+    RELIABILITY_REPORT names, if any."""
+    print(f"\n{test}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    named = os.environ.get("RELIABILITY_REPORT")
+    if named:
+        with open(named, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"test": test, **counts}) + "\n")

@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 from collections.abc import Callable, Iterator
 from datetime import date
@@ -509,9 +510,13 @@ def test_parent_cycles_and_long_chains_end(chain: list[tuple[str, str | None]]) 
 
 def transcript_ws(folder: Path, sessions_ws: Path, data: bytes) -> Path:
     """A copy of the small session workspace whose main transcript holds `data`; its session is
-    not due for a flush (flushed in this compaction cycle), so only compaction writes."""
+    not due for a flush (flushed in this compaction cycle), so only compaction writes. The
+    transcript was last written a minute ago: a last line without its newline is one its
+    writer left, not one being written (compact waits for that: test_bad_input_and_locks)."""
     root = shutil.copytree(sessions_ws, folder / "ws")
     (root / MAIN_TRANSCRIPT).write_bytes(data)
+    then = time.time() - 60
+    os.utime(root / MAIN_TRANSCRIPT, (then, then))
     store = json.loads((root / "sessions.json").read_text(encoding="utf-8"))
     store[MAIN]["memoryFlushCompactionCount"] = store[MAIN]["compactionCount"]
     (root / "sessions.json").write_text(json.dumps(store, indent=2), encoding="utf-8")
