@@ -35,6 +35,7 @@ from .kit import (
     STATE,
     BackgroundWriter,
     lock_to_exit_seconds,
+    report,
     run_at_seam,
     run_killed_after,
     temp_files,
@@ -286,7 +287,7 @@ def test_undo_killed_at_any_instant_is_finished_by_the_next_run(tmp_path: Path, 
     span = lock_to_exit_seconds(
         copy_tree(template, tmp_path / "timed"), ["undo"], tmp_path / "timed" / STATE / "lock"
     )
-    killed = 0
+    killed = appended = lost = doubled = 0
     for n in range(RUNS):
         root = tmp_path / f"run{n}"
         copy_tree(template, root)
@@ -324,6 +325,7 @@ def test_undo_killed_at_any_instant_is_finished_by_the_next_run(tmp_path: Path, 
                 ok(memcli(root, "undo"))
         finally:
             count = writer.stop() if writer is not None else 0
+        appended += count * len(TARGETS)
         assert last_journal(root).state == "undone", (how, k)
         assert second_names(root) == [], (how, k)
         assert temp_files(root) == [], (how, k)
@@ -339,8 +341,18 @@ def test_undo_killed_at_any_instant_is_finished_by_the_next_run(tmp_path: Path, 
             for data in now.values():
                 for tag in TARGETS.values():
                     everywhere[tag] += tagged(data, tag)
-            for tag, seen in everywhere.items():
-                assert [i for i in range(1, count + 1) if seen[i] != 1] == [], (how, k, tag)
+            for seen in everywhere.values():
+                lost += sum(1 for i in range(1, count + 1) if not seen[i])
+                doubled += sum(1 for i in range(1, count + 1) if seen[i] > 1)
         if agent:
             ok(memcli(root, "gc", "--force"))  # not locked out by anything the kill left
+    report(
+        f"undo-killed-{'agent' if agent else 'quiet'}",
+        runs=RUNS,
+        kills=killed,
+        appended=appended,
+        lost=lost,
+        doubled=doubled,
+    )
+    assert (lost, doubled) == (0, 0)
     assert killed >= RUNS // 3
