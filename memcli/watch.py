@@ -67,7 +67,7 @@ from memcli.workspace.files import writable_dir
 from memcli.workspace.lock import WorkspaceLock
 from memcli.workspace.session_store import find_stores, state_dir
 from memcli.workspace.state import read_record, write_record
-from memcli.workspace.transaction import apply_plan, recover
+from memcli.workspace.transaction import apply_plan, record_events, recover
 from memcli.workspace.transcripts import count_in_new_lines, read_store, read_transcript, transcript_path
 
 RESYNC_SECONDS = 5.0
@@ -362,8 +362,10 @@ class Watcher:
                 )
                 return
             tx: str | None = None
-            if plan.writes or plan.events:
+            if plan.writes:
                 tx = apply_plan(run.root, plan, "gc", run.now, run.policy.max_file_bytes).tx
+            elif plan.events:  # nothing changes: no transaction
+                record_events(run.root, plan.events, run.now)
         finally:
             lock.release()
         counts = Counter(a.action for a in plan.actions)

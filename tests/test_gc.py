@@ -324,7 +324,7 @@ def test_purge_deletes_only_trash_and_old_undo_data(cli: Invoke, ws: Path) -> No
     assert not list((ws / ".memcli" / "trash").iterdir())
     assert (ws / ".memcli" / "ledger.jsonl").is_file() and (ws / "MEMORY.md").is_file()
     nothing = cli("-w", str(ws), "--now", future, "undo")
-    assert nothing.exit_code == 3 and "nothing to undo" in nothing.stderr
+    assert nothing.exit_code == 0 and "nothing to undo" in nothing.stderr
 
 
 def test_undo_refuses_when_a_file_changed_since(cli: Invoke, ws: Path) -> None:
@@ -363,3 +363,30 @@ def test_gc_applies_on_each_corpus_workspace_and_undo_restores_it(
     assert gc(cli, root, "--dry-run", now=now)["actions"] == []
     assert cli("-w", str(root), "--now", now, "undo").exit_code == 0
     assert live(root) == before
+
+
+def test_a_gc_that_changes_nothing_records_no_transaction(cli: Invoke, sample: Path) -> None:
+    first = as_json(cli("--json", "-w", str(sample), "--now", NOW, "gc", "--force"))
+    assert first["applied"] is True
+    journals = sample / ".memcli" / "journal"
+    made = sorted(journals.iterdir())
+    before = tree_bytes(sample)
+    again = cli("-w", str(sample), "--now", NOW, "gc")
+    assert again.exit_code == 0 and "nothing to do" in again.stderr and "applied" not in again.stderr
+    assert sorted(journals.iterdir()) == made
+    after = tree_bytes(sample)
+    changed = {rel for rel in after.keys() | before.keys() if after.get(rel) != before.get(rel)}
+    assert changed <= {".memcli/ledger.jsonl", ".memcli/cache.sqlite", ".memcli/cache.sqlite-wal"}
+    # undo reverts the gc that changed something, and says which
+    undone = as_json(cli("--json", "-w", str(sample), "--now", NOW, "undo"))
+    assert undone["transaction"] == first["transaction"] and undone["command"] == "gc"
+    assert undone["time"].startswith("2026-10-31T09:00") and undone["restored"]
+    said = cli("-w", str(sample), "--now", NOW, "undo")
+    assert said.exit_code == 0 and "nothing to undo" in said.stderr
+
+
+def test_undo_says_what_it_reverted(cli: Invoke, sample: Path) -> None:
+    assert cli("-w", str(sample), "--now", NOW, "gc", "--force").exit_code == 0
+    result = cli("-w", str(sample), "--now", NOW, "undo")
+    assert result.exit_code == 0
+    assert "undid `memcli gc` of 2026-10-31T09:00" in result.stderr and "file(s)" in result.stderr

@@ -14,7 +14,7 @@ from memcli.core.lifecycle import ACTIONS, FileWrite, Plan
 from memcli.errors import ConflictError
 from memcli.services import plan_gc
 from memcli.workspace.lock import WorkspaceLock
-from memcli.workspace.transaction import apply_plan, recover
+from memcli.workspace.transaction import apply_plan, record_events, recover
 
 SHOWN_PER_KIND = 15
 
@@ -57,8 +57,10 @@ def gc(
                 "review with `memcli gc --dry-run`, then run `memcli gc --force`",
             )
         applied = None
-        if plan.writes or plan.events:
+        if plan.writes:
             applied = apply_plan(run.root, plan, "gc", run.now, run.policy.max_file_bytes).tx
+        elif plan.events:  # nothing changes: no transaction, nothing for undo to revert
+            record_events(run.root, plan.events, run.now)
     show(out, plan, diff, applied=applied)
 
 

@@ -40,10 +40,18 @@ def undo(
                 out.json({"transaction": finished.tx, "finished": True, "restored": [], "conflicts": []})
             return
         result = undo_last(run.root, force, run.now)
+    if result is None:
+        if out.json_mode:
+            out.json({"transaction": None, "restored": [], "conflicts": [], "nothing": True})
+        else:
+            out.note("nothing to undo: no applied transaction (runs that changed nothing record none)")
+        return
     if out.json_mode:
         out.json(
             {
                 "transaction": result.tx,
+                "command": result.command,
+                "time": result.time,
                 "restored": list(result.restored),
                 "conflicts": list(result.conflicts),
                 "kept": result.kept,
@@ -54,7 +62,8 @@ def undo(
         out.line(f"{'overwrote' if rel in result.conflicts else 'restored '}  {rel}")
     if result.kept is not None:
         out.note(f"the text undo --force overwrote is kept in {result.kept}")
-    out.note(f"undid transaction {result.tx}")
+    files = f"{len(result.restored)} file(s)" if result.restored else "no file (each was as before)"
+    out.note(f"undid `memcli {result.command}` of {result.time[:16]} (transaction {result.tx}): {files}")
 
 
 def restore(

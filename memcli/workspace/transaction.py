@@ -333,6 +333,12 @@ def _write_trash(root: Path, rel: str, records: Iterable[Trashed], tx: str, now:
     atomic_write(path, ("\n".join(lines) + "\n").encode("utf-8"), root, None)
 
 
+def record_events(root: Path, events: Iterable[Event], now: datetime) -> None:
+    """What a run that changed no file learnt (a core entry's first record or last mention):
+    the ledger only, under no transaction, so there is nothing to undo."""
+    append_ledger(root, events, "-", now)
+
+
 def append_ledger(root: Path, events: Iterable[Event], tx: str, now: datetime) -> None:
     lines = [
         json.dumps(
@@ -376,6 +382,8 @@ class Reverted:
     restored: tuple[str, ...]
     conflicts: tuple[str, ...]  # changed since in another way than appended to
     kept: str | None = None  # where their text went when they were overwritten (--force)
+    command: str = ""  # what made the transaction (gc, restore, summarize, check --fix)
+    time: str = ""  # its --now
 
 
 @dataclass(frozen=True, slots=True)
@@ -515,7 +523,8 @@ def revert(
             with contextlib.suppress(OSError):
                 (root / folder).rmdir()  # only when empty
     kept = keeper.rel if keeper is not None and keeper.used else None
-    return Reverted(journal.tx, tuple(restored), tuple(conflicts), kept)
+    command, when = str(journal.data.get("command", "")), str(journal.data.get("time", ""))
+    return Reverted(journal.tx, tuple(restored), tuple(conflicts), kept, command, when)
 
 
 def _move_back(root: Path, rel: str, moved_to: str, dry: bool) -> bool:
@@ -597,13 +606,14 @@ def last_applied(root: Path) -> Journal | None:
     return applied[-1] if applied else None
 
 
-def undo(root: Path, force: bool, now: datetime) -> Reverted:
+def undo(root: Path, force: bool, now: datetime) -> Reverted | None:
     """Revert the last applied transaction (refused, naming the files, when one changed and
-    not `force`). The undo is itself journaled: the transaction is marked `undoing` before a
-    byte is written, and a run killed half way is finished by the next (recover)."""
+    not `force`); None when there is none. The undo is itself journaled: the transaction is
+    marked `undoing` before a byte is written, and a run killed half way is finished by the
+    next (recover)."""
     journal = last_applied(root)
     if journal is None:
-        raise DataError("there is nothing to undo", "memcli undo reverts the last applied gc or restore")
+        return None
     check = revert(root, journal, force=False, dry=True)
     if check.conflicts and not force:
         raise ConflictError(
