@@ -1,11 +1,12 @@
 """Reading commands and previews write nothing but memcli's cache, and take no lock (issue
-15, point 11; SPEC §14).
+15, point 11; issue 16, point 1; SPEC §14).
 
 Every reading command and every preview flag runs on a workspace memcli has worked on
 (a journal, a ledger, the lock file, the cache and the index in .memcli/): afterwards
 every file holds the same bytes, mode and modification time, except the two caches SPEC
 §14 allows (`.memcli/cache.sqlite`, `.memcli/index.sqlite`, with SQLite's -wal and -shm
-files). On a read-only workspace, as root too, nothing at all changes.
+files). On a read-only workspace, as root too, and on one without a .memcli/ (the sample as
+shipped), nothing at all changes.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ PREVIEWS = [
     ["--json", "gc", "--diff"],
     ["purge", "--older-than", "0", "--dry-run"],
     ["flush", "--dry-run", "--force"],
+    ["flush", "--prompt"],
     ["compact", "--dry-run", "--force"],
     ["summarize", "--output", "-"],
 ]
@@ -99,3 +101,25 @@ def test_a_preview_or_a_read_changes_nothing_in_a_read_only_workspace(
     before = tree_state(read_only)
     run(read_only, args)
     assert tree_state(read_only) == before
+
+
+INDEXERS = (["search", "atlas"], ["context", "--budget", "400"], ["entities"])
+
+
+@pytest.mark.parametrize("args", PREVIEWS + READERS, ids=" ".join)
+def test_a_preview_or_a_read_of_a_fresh_workspace_changes_nothing_at_all(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """No .memcli/ yet (the sample as shipped): reading makes none, so not a byte changes,
+    but for the search index (SPEC §14's exception), which search, context and entities
+    build in a .memcli/ of its own."""
+    root = copy_tree(SAMPLE, tmp_path / "fresh")
+    shutil.rmtree(root / STATE, ignore_errors=True)
+    before = tree_state(root)
+    run(root, args)
+    after = tree_state(root)
+    changed = sorted(rel for rel in set(before) | set(after) if before.get(rel) != after.get(rel))
+    if args in INDEXERS:
+        assert changed and all(rel.startswith(f"{STATE}index.sqlite") for rel in changed), changed
+    else:
+        assert changed == [] and not (root / STATE).exists()
