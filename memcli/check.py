@@ -9,6 +9,12 @@ matter, encoding). A path that does not exist, a folder, a FIFO, a socket or a d
 an error finding and is never opened (a FIFO would hang the hook); so are, in the whole
 workspace, what layout.scan finds unusable (see layout.Unusable: a memory/ linked out of
 the workspace is reported, never walked). Read-only unless `--fix`.
+
+With `--staged` (what `memcli hook install`'s hook runs), the files are the memory files
+the next commit adds or changes, and what is checked is the content staged for them (the
+index), read through memcli/workspace/githooks.py, never the working tree: a secret
+staged and then deleted or edited away on disk is still found. Findings name the staged
+path, relative to the repository's top folder.
 """
 
 from __future__ import annotations
@@ -16,21 +22,25 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memcli.cli_options import GlobalOptions
 from memcli.core import checks
 from memcli.core.checks import ERROR, Finding
-from memcli.core.entries import Document, Entry
+from memcli.core.entries import Document, Entry, parse
 from memcli.core.roles import MemoryFile, Role, classify
 from memcli.errors import DataError, MemcliError
 from memcli.runtime import Runtime, open_runtime
 from memcli.workspace.files import read_loose, read_state
 from memcli.workspace.layout import looks_like_workspace, not_a_file, scan
 from memcli.workspace.snapshot import Parser, parse_file
+
+if TYPE_CHECKING:
+    from memcli.workspace.githooks import StagedEntry
 
 SESSIONS = "sessions.json"
 CONFIG = "memcli.toml"
@@ -45,6 +55,7 @@ class Report:
     fixed: list[Finding] = field(default_factory=list)
     tx: str | None = None  # the transaction of --fix (undo reverts it)
     notes: list[str] = field(default_factory=list)
+    staged: bool = False  # the files are what the next commit holds (the index)
 
     @property
     def errors(self) -> int:
@@ -63,6 +74,7 @@ class Report:
             "findings": [f.to_json() for f in self.findings],
             "fixed": [f.to_json() for f in self.fixed],
             "transaction": self.tx,
+            "staged": self.staged,
         }
 
 
@@ -151,6 +163,84 @@ def check_files(paths: Sequence[Path], options: GlobalOptions, fix: bool = False
     return report
 
 
+def check_staged(options: GlobalOptions) -> Report:
+    """The memory files the next commit adds or changes, as they are staged (the index, not
+    the working tree), each against the workspace its path lies in (on disk, inside the
+    repository); a file in no workspace gets the checks that need none. Findings name the
+    staged path (relative to the repository's top folder)."""
+    from memcli.core.automation import GIT_PATHSPECS
+    from memcli.core.policy import Policy
+    from memcli.workspace.githooks import (
+        SYMLINK_MODE,
+        repository_top,
+        staged_contents,
+        staged_entries,
+        staged_sizes,
+    )
+
+    report = Report(staged=True)
+    named = Path(options.workspace).expanduser().resolve() if options.workspace else None
+    top = repository_top(named or Path.cwd())
+    by_root: dict[Path | None, list[StagedEntry]] = {}
+    for entry in staged_entries(top, GIT_PATHSPECS):
+        if not entry.is_file:  # a link commits its target's name; a submodule, a commit id
+            what = "a symbolic link" if entry.mode == SYMLINK_MODE else f"mode {entry.mode}"
+            report.notes.append(f"{entry.path} is staged as {what}: nothing of it to check")
+            continue
+        path = top / entry.path
+        root = named if named and _inside(path, named) else workspace_of(path)
+        by_root.setdefault(root if root is not None and _inside(root, top) else None, []).append(entry)
+    runs = {root: checked_runtime(options, root, report) for root in by_root if root is not None}
+    caps = {root: runs[root].policy.max_file_bytes if root else Policy().max_file_bytes for root in by_root}
+    sizes = staged_sizes(top, [e.blob for group in by_root.values() for e in group])
+    contents = staged_contents(
+        top, [e.blob for root, group in by_root.items() for e in group if sizes[e.blob] <= caps[root]]
+    )
+    for root, group in sorted(by_root.items(), key=lambda item: str(item[0] or "")):
+        shown: dict[str, str] = {}  # workspace-relative name → staged path
+        findings: list[Finding] = []
+        checked: list[Checked] = []
+        for entry in group:
+            rel = (top / entry.path).relative_to(root).as_posix() if root else entry.path
+            shown[rel] = entry.path
+            report.files.append(entry.path)
+            data = contents.get(entry.blob)
+            if data is None:
+                why = f"is {sizes[entry.blob]:,} bytes staged, over the limit of {caps[root]:,} for one note"
+                findings.append(checks.not_text(rel, why))
+                continue
+            text = _decoded(data, rel, findings)
+            if text is not None:
+                checked += _staged_text(root, rel, text, findings)
+        if root is not None:
+            findings += _judge(runs[root], checked)
+        report.findings += [replace(f, file=shown.get(f.file, f.file)) for f in findings]
+    return report
+
+
+def _staged_text(root: Path | None, rel: str, text: str, findings: list[Finding]) -> list[Checked]:
+    """One staged file's text judged as `check_files` judges the file on disk; a memory note
+    is returned parsed for the checks that read entries."""
+    if root is None:
+        findings += _loose_text(rel, text)
+        return []
+    verdict = classify(rel) if rel.lower().endswith(".md") and not rel.startswith(".") else None
+    if isinstance(verdict, MemoryFile):
+        note = verdict
+        one = _examined(note, text, findings, lambda: parse(text, note.rel, note.date))
+        return [one] if one is not None else []
+    name = rel.rsplit("/", 1)[-1]
+    if rel in (SESSIONS, CONFIG):
+        findings += _other_text(
+            name, rel, text, _loose_text(rel, text), lambda: _load_config_text(text, name)
+        )
+        return []
+    if verdict is not None:  # a BadName
+        findings.append(checks.bad_name(rel, verdict.reason))
+    findings += _loose_text(rel, text)
+    return []
+
+
 def _not_a_file(path: Path) -> Finding | None:
     """Why a path given to check is no file to read: it does not exist (a hook passes
     only the files a commit adds or changes), it is a folder, a FIFO, a socket or a
@@ -208,13 +298,21 @@ def _read(run: Runtime, file: MemoryFile, report: Report, parser: Parser = parse
     text = _decoded(state.data, file.rel, report.findings)
     if text is None:
         return None
-    report.findings += checks.secrets(file.rel, text)
-    report.findings += checks.front_matter(file.rel, text)
+    return _examined(file, text, report.findings, lambda: parser(file, state, text))
+
+
+def _examined(
+    file: MemoryFile, text: str, findings: list[Finding], document: Callable[[], Document]
+) -> Checked | None:
+    """A memory file's text judged alone (secrets, front matter, conflict markers), and
+    parsed for the checks that read entries unless a conflict leaves it half of each side."""
+    findings += checks.secrets(file.rel, text)
+    findings += checks.front_matter(file.rel, text)
     conflicts = checks.conflict_markers(file.rel, text)
-    report.findings += conflicts
+    findings += conflicts
     if conflicts:
         return None  # its entries would be half of each side
-    return Checked(file, text, parser(file, state, text))
+    return Checked(file, text, document())
 
 
 def _text(path: Path, rel: str, findings: list[Finding]) -> str | None:
@@ -249,18 +347,42 @@ def _read_loose(path: Path, rel: str) -> tuple[list[Finding], str | None]:
     findings: list[Finding] = []
     text = _text(path, rel, findings)
     if text is not None:
-        findings += checks.secrets(rel, text) + checks.conflict_markers(rel, text)
-        if rel.lower().endswith(".md"):
-            findings += checks.front_matter(rel, text)
+        findings += _loose_text(rel, text)
     return findings, text
+
+
+def _loose_text(rel: str, text: str) -> list[Finding]:
+    findings = checks.secrets(rel, text) + checks.conflict_markers(rel, text)
+    if rel.lower().endswith(".md"):
+        findings += checks.front_matter(rel, text)
+    return findings
 
 
 def _other(path: Path, rel: str) -> list[Finding]:
     """sessions.json must be a JSON object; memcli.toml must load."""
     findings, text = _read_loose(path, rel)
+    return _other_text(path.name, rel, text, findings, lambda: _load_config(path))
+
+
+def _load_config(path: Path) -> None:
+    from memcli.config import load_policy
+
+    load_policy(path, {})
+
+
+def _load_config_text(text: str, name: str) -> None:
+    from memcli.config import values_from_toml
+    from memcli.core.policy import Policy
+
+    Policy(**values_from_toml(text.removeprefix("\ufeff"), name))
+
+
+def _other_text(
+    name: str, rel: str, text: str | None, findings: list[Finding], load_config: Callable[[], None]
+) -> list[Finding]:
     if text is None or any(f.check == "file" for f in findings):
         return findings
-    if path.name == SESSIONS:
+    if name == SESSIONS:
         restore = "restore it from git or a backup"
         from memcli.workspace.transcripts import lone_surrogates
 
@@ -284,10 +406,8 @@ def _other(path: Path, rel: str) -> list[Finding]:
                     Finding(ERROR, "sessions", rel, line, why, "remove it, or complete the character")
                 )
     else:
-        from memcli.config import load_policy
-
         try:
-            load_policy(path, {})
+            load_config()
         except MemcliError as exc:
             findings.append(Finding(ERROR, "config", rel, None, exc.message, exc.hint or ""))
     return findings

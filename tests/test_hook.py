@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import stat
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FAKE_OPENAI_KEY, GIT, Invoke
+from conftest import FAKE_OPENAI_KEY, GIT, NOW, Invoke
 from memcli.core.automation import GIT_PATHSPECS, HOOK_MARKER, is_memory_path
 
 
@@ -78,7 +79,8 @@ def test_install_writes_an_executable_sh_script_marked_as_memcli(cli: Invoke, re
     assert text.startswith("#!/bin/sh\n")
     assert text.splitlines()[1].startswith(HOOK_MARKER)
     assert f"memcli_python={shlex.quote(os.path.abspath(sys.executable))}\n" in text
-    assert "--diff-filter=ACMR -z" in text and "xargs -0" in text
+    assert "--diff-filter=ACMRT" in text and '"$memcli_python" -P -m memcli check --staged\n' in text
+    assert "xargs" not in text  # no file name goes through the shell
     assert subprocess.run(["sh", "-n", str(hook)], check=False).returncode == 0
     leftovers = [p.name for p in hook.parent.iterdir() if p.name.endswith(".memcli-tmp")]
     assert leftovers == []
@@ -266,7 +268,7 @@ def write_files(root: Path, rels: list[str], text: str = "- a note\n") -> None:
         path.write_text(text + rel + "\n", encoding="utf-8")
 
 
-def test_the_hook_gives_check_exactly_the_staged_memory_files(
+def test_the_hook_runs_check_staged_when_memory_files_are_staged(
     cli: Invoke, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake, record = fake_python(tmp_path, 0)
@@ -274,9 +276,20 @@ def test_the_hook_gives_check_exactly_the_staged_memory_files(
     write_files(repo, MEMORY_FILES + OTHER_FILES)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "memory")
-    argv = record.read_bytes().split(b"\0")[:-1]
-    assert argv[:5] == [b"-P", b"-m", b"memcli", b"check", b"--"]
-    assert sorted(a.decode("utf-8") for a in argv[5:]) == sorted(MEMORY_FILES)
+    assert record.read_bytes().split(b"\0")[:-1] == [b"-P", b"-m", b"memcli", b"check", b"--staged"]
+
+
+def test_check_staged_takes_exactly_the_staged_memory_files(
+    cli: Invoke, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_files(repo, MEMORY_FILES + OTHER_FILES)
+    write_files(repo, ["agent ws/memory/not staged.md"])
+    git(repo, "add", "--", *MEMORY_FILES, *OTHER_FILES)
+    monkeypatch.chdir(repo / "agent ws" / "memory")  # any folder of the repository
+    result = cli("--json", "--now", NOW, "check", "--staged")
+    data = json.loads(result.stdout)
+    assert data["staged"] is True
+    assert sorted(data["files"]) == sorted(MEMORY_FILES)  # relative to the repository's top
 
 
 def test_check_failing_stops_the_commit(
@@ -377,3 +390,171 @@ def test_a_commit_with_a_secret_in_memory_is_refused_and_a_clean_one_passes(cli:
     assert "the commit was stopped" in proc.stderr, proc.stderr
     assert "OpenAI API key" in proc.stderr
     assert head(repo) == clean
+
+
+# --- the hook checks what is committed: the index, not the working tree (issue 16, point 4) ----
+
+LEAK = f"- 新的 OpenAI key：{FAKE_OPENAI_KEY}\n"
+NOTE = "agent ws/memory/2026-10-30 会议 notes.md"  # a space and Chinese in the staged path
+
+
+def committed(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A commit as a user makes it (the hook runs); the repository's head is unchanged if refused."""
+    before = head(repo)
+    proc = git(repo, "commit", "-q", "-m", "memory", *args, check=False)
+    assert (proc.returncode == 0) == (head(repo) != before), proc.stderr
+    return proc
+
+
+def refused_for_the_secret_in(proc: subprocess.CompletedProcess[str], path: str) -> bool:
+    """Refused, with check's finding naming the staged path (git shows a hook's output on stderr)."""
+    return (
+        proc.returncode != 0
+        and re.search(rf"^{re.escape(path)}:\d+: error: OpenAI API key", proc.stderr, re.M) is not None
+        and FAKE_OPENAI_KEY not in proc.stdout + proc.stderr
+        and "the commit was stopped" in proc.stderr
+    )
+
+
+@pytest.fixture
+def hooked(cli: Invoke, repo: Path) -> Path:
+    """The repository with memcli's hook installed (the real memcli)."""
+    install(cli, repo / "agent ws")
+    return repo
+
+
+def test_a_secret_staged_then_deleted_from_disk_is_refused_naming_the_staged_path(hooked: Path) -> None:
+    write_files(hooked, [NOTE], LEAK)
+    git(hooked, "add", "-A")
+    (hooked / NOTE).unlink()
+    proc = committed(hooked)
+    assert refused_for_the_secret_in(proc, NOTE), (proc.stdout, proc.stderr)
+    assert "does not exist" not in proc.stdout + proc.stderr
+
+
+def test_a_secret_staged_then_edited_clean_on_disk_is_refused(hooked: Path) -> None:
+    write_files(hooked, [NOTE], LEAK)
+    git(hooked, "add", "-A")
+    (hooked / NOTE).write_text("- nothing to see here\n", encoding="utf-8")
+    proc = committed(hooked)
+    assert refused_for_the_secret_in(proc, NOTE), (proc.stdout, proc.stderr)
+
+
+def test_a_clean_staged_note_is_committed_whatever_the_working_tree_holds(hooked: Path) -> None:
+    write_files(hooked, [NOTE], "- 今天把队列换成了 BullMQ\n")
+    git(hooked, "add", "-A")
+    with (hooked / NOTE).open("a", encoding="utf-8") as f:
+        f.write(LEAK)  # on disk only: not part of this commit
+    proc = committed(hooked)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    assert FAKE_OPENAI_KEY not in git(hooked, "show", f"HEAD:{NOTE}").stdout
+
+
+def test_commit_all_and_commit_of_a_path_check_the_index_git_prepares(hooked: Path) -> None:
+    memory = "agent ws/MEMORY.md"
+    git(hooked, "add", "-A")
+    assert committed(hooked).returncode == 0
+    with (hooked / memory).open("a", encoding="utf-8") as f:
+        f.write(LEAK)  # changed on disk, never `git add`ed
+    assert refused_for_the_secret_in(committed(hooked, "-a"), memory)
+    assert refused_for_the_secret_in(committed(hooked, "--", memory), memory)
+
+
+def test_a_deleted_memory_file_in_the_commit_is_not_an_error(hooked: Path) -> None:
+    write_files(hooked, [NOTE], "- a note\n")
+    git(hooked, "add", "-A")
+    assert committed(hooked).returncode == 0
+    git(hooked, "rm", "-q", NOTE)
+    with (hooked / "agent ws" / "MEMORY.md").open("a", encoding="utf-8") as f:
+        f.write("- I use pnpm\n")
+    git(hooked, "add", "-A")
+    proc = committed(hooked)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+
+
+def test_a_renamed_note_is_checked_under_its_new_path(hooked: Path) -> None:
+    old = "agent ws/memory/2026-10-29.md"
+    write_files(hooked, [old], LEAK)
+    git(hooked, "add", "-A")
+    assert committed(hooked, "--no-verify").returncode == 0  # the leak got in before the hook
+    new = "agent ws/memory/归档 2026-10-29.md"
+    git(hooked, "mv", old, new)
+    proc = committed(hooked)
+    assert refused_for_the_secret_in(proc, new), (proc.stdout, proc.stderr)
+
+
+def test_a_staged_note_over_the_size_limit_is_refused_unread(cli: Invoke, hooked: Path) -> None:
+    ws = hooked / "agent ws"
+    (ws / "memcli.toml").write_text("max_file_bytes = 64\n", encoding="utf-8")
+    write_files(hooked, [NOTE], "- 很长的一行 " + "x" * 100 + "\n")
+    git(hooked, "add", "-A")
+    proc = committed(hooked)
+    assert proc.returncode != 0
+    assert re.search(
+        rf"^{re.escape(NOTE)}: error: is 1\d\d bytes staged, over the limit of 64 ", proc.stderr, re.M
+    )
+
+
+def test_a_broken_staged_session_store_and_config_are_refused(
+    cli: Invoke, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = repo / "agent ws"
+    (ws / "sessions.json").write_text('{"agent:main:main": ', encoding="utf-8")
+    (ws / "memcli.toml").write_text("no_such_key = 1\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    (ws / "sessions.json").write_text("{}\n", encoding="utf-8")  # fixed on disk only
+    (ws / "memcli.toml").unlink()
+    monkeypatch.chdir(repo)
+    result = cli("--json", "--now", NOW, "check", "--staged")
+    assert result.exit_code == 1
+    found = {(f["file"], f["check"]) for f in json.loads(result.stdout)["findings"]}
+    assert found == {("agent ws/sessions.json", "sessions"), ("agent ws/memcli.toml", "config")}
+
+
+def test_a_staged_symlink_is_noted_not_read(cli: Invoke, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = repo.parent / "secret.md"
+    outside.write_text(LEAK, encoding="utf-8")
+    (repo / "agent ws" / "memory" / "linked.md").symlink_to(outside)
+    git(repo, "add", "-A")
+    monkeypatch.chdir(repo)
+    result = cli("--now", NOW, "check", "--staged")
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert "agent ws/memory/linked.md is staged as a symbolic link" in result.stderr
+
+
+def test_check_staged_outside_git_or_with_files_or_fix_is_a_usage_error(
+    cli: Invoke, ws: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ws)
+    result = cli("check", "--staged")
+    assert result.exit_code == 2 and "not inside a git work tree" in result.stderr
+    monkeypatch.chdir(repo)
+    assert cli("check", "--staged", "agent ws/MEMORY.md").exit_code == 2
+    assert cli("check", "--staged", "--fix").exit_code == 2
+
+
+def test_check_of_files_still_reads_the_working_tree(cli: Invoke, repo: Path) -> None:
+    note = repo / NOTE
+    write_files(repo, [NOTE], LEAK)
+    result = cli("--now", NOW, "check", str(note))
+    assert result.exit_code == 1 and "OpenAI API key" in result.stdout
+    missing = cli("--now", NOW, "check", str(repo / "agent ws" / "memory" / "gone.md"))
+    assert missing.exit_code == 1 and "does not exist" in missing.stdout
+
+
+def test_the_first_commit_of_a_repository_is_checked(cli: Invoke, tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "new repo")
+    ws = root / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# MEMORY.md\n\n- I prefer dark mode\n", encoding="utf-8")
+    (ws / "memory" / "2026-10-30.md").write_text(LEAK, encoding="utf-8")
+    install(cli, ws)
+    git(root, "add", "-A")
+    result = cli("--json", "-w", str(ws), "--now", NOW, "check", "--staged")  # from anywhere, with -w
+    assert result.exit_code == 1
+    assert [(f["file"], f["check"]) for f in json.loads(result.stdout)["findings"]] == [
+        ("ws/memory/2026-10-30.md", "secret")
+    ]
+    proc = git(root, "commit", "-q", "-m", "first", check=False)
+    assert refused_for_the_secret_in(proc, "ws/memory/2026-10-30.md"), (proc.stdout, proc.stderr)
+    assert git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0

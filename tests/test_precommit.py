@@ -87,7 +87,7 @@ def test_the_manifest_has_what_pre_commit_requires() -> None:
 
 def test_memcli_check_gets_the_memory_files() -> None:
     check = hook("memcli-check")
-    assert check["entry"] == "memcli check"
+    assert check["entry"] == "memcli check"  # not --staged: `pre-commit run --all-files` checks all
     assert check["pass_filenames"] is True
     assert check["files"] == MEMORY_FILES_REGEX
     assert "stages" not in check  # runs on every commit
@@ -177,6 +177,41 @@ def test_memcli_check_runs_as_pre_commit_runs_it(memory_repo: Path) -> None:
     proc = run_like_pre_commit(memory_repo, "memcli-check", staged(memory_repo))
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     assert "MEMORY.md" in proc.stdout + proc.stderr
+
+
+def keep_only_the_index_like_pre_commit(root: Path) -> bytes:
+    """What pre-commit does before it runs hooks (pre_commit/staged_files_only.py): the
+    unstaged changes saved as a binary patch, then the working tree reset to the index."""
+    tree = git(root, "write-tree").strip()
+    diff = subprocess.run(
+        ["git", "diff-index", "--ignore-submodules", "--binary", "--exit-code", "--no-color",
+         "--no-ext-diff", tree, "--"],
+        cwd=root, capture_output=True, check=False,
+    )  # fmt: skip
+    assert diff.returncode == 1 and diff.stdout.strip()
+    git(root, "checkout", "--", ".")
+    return diff.stdout
+
+
+def test_under_pre_commit_the_files_given_to_check_hold_the_staged_content(memory_repo: Path) -> None:
+    """The decision for .pre-commit-hooks.yaml: `memcli check FILES` there checks what is
+    committed, because pre-commit leaves the working tree equal to the index."""
+    ws = memory_repo / "agent ws"
+    note = ws / "memory" / "2026-10-30 会议.md"
+    note.write_text(f"- 新 key：{FAKE_OPENAI_KEY}\n", encoding="utf-8")
+    with (ws / "MEMORY.md").open("a", encoding="utf-8") as f:
+        f.write(f"- the OpenAI key is {FAKE_OPENAI_KEY}\n")
+    git(memory_repo, "add", "-A")
+    note.unlink()  # staged, then deleted from disk
+    (ws / "MEMORY.md").write_text("# MEMORY.md\n\n- I prefer dark mode\n", encoding="utf-8")  # edited clean
+
+    patch = keep_only_the_index_like_pre_commit(memory_repo)
+    proc = run_like_pre_commit(memory_repo, "memcli-check", staged(memory_repo))
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert "MEMORY.md:6: error: OpenAI API key" in proc.stdout
+    assert "memory/2026-10-30 会议.md:1: error: OpenAI API key" in proc.stdout
+    subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=memory_repo, input=patch, check=True)
+    assert not note.exists() and FAKE_OPENAI_KEY not in (ws / "MEMORY.md").read_text(encoding="utf-8")
 
 
 def test_memcli_gc_runs_as_pre_commit_runs_it_in_a_manual_stage(tmp_path: Path) -> None:

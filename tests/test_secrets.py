@@ -59,6 +59,20 @@ TELEGRAM = rand(9, string.digits, seed=8).replace("0", "1") + ":" + "AA" + rand(
 GOOGLE = "AI" + "za" + rand(35, ALNUM + "_-", seed=10)
 RANDOM_32 = rand(32, seed=16)
 PASSWORD = "hunter" + "2x"
+STRIPE = "sk_" + "live_" + rand(24, seed=17)
+GITLAB = "gl" + "pat-" + rand(20, ALNUM + "_-", seed=18)
+JWT = (
+    "ey"
+    + "J"
+    + rand(33, ALNUM + "_-", seed=19)
+    + ".eyJ"
+    + rand(60, ALNUM + "_-", seed=20)
+    + "."
+    + rand(43, seed=21)
+)
+SENDGRID = "S" + "G." + rand(22, ALNUM + "_-", seed=22) + "." + rand(43, ALNUM + "_-", seed=23)
+HUGGING_FACE = "h" + "f_" + rand(34, string.ascii_letters, seed=24)
+URL_PASSWORD = rand(16, seed=25)
 
 POSITIVES = [
     ("openai", "OpenAI API key", f"OPENAI_API_KEY={OPENAI_PROJ}", OPENAI_PROJ),
@@ -79,6 +93,17 @@ POSITIVES = [
     ("google-api-key", "Google API key", f"maps key {GOOGLE}", GOOGLE),
     ("password", "password assignment", f"password: {PASSWORD}", PASSWORD),
     ("high-entropy", "high-entropy string", f'api_key = "{RANDOM_32}"', RANDOM_32),
+    ("stripe", "Stripe secret key", f"STRIPE_SECRET_KEY={STRIPE}", STRIPE),
+    ("gitlab", "GitLab personal access token", f"GITLAB_TOKEN={GITLAB}", GITLAB),
+    ("jwt", "JSON Web Token", f"Authorization: Bearer {JWT}", JWT),
+    ("sendgrid", "SendGrid API key", f"mail key {SENDGRID}", SENDGRID),
+    ("huggingface", "Hugging Face token", f"HF_TOKEN={HUGGING_FACE}", HUGGING_FACE),
+    (
+        "url-password",
+        "password in a URL",
+        f"DATABASE_URL=postgres://app:{URL_PASSWORD}@db:5432/prod",
+        URL_PASSWORD,
+    ),
 ]
 
 
@@ -99,9 +124,91 @@ def test_every_github_token_prefix(prefix: str) -> None:
     assert kinds(f"token {prefix}{rand(36, seed=20)} revoked") == ["github"]
 
 
-@pytest.mark.parametrize("prefix", ["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"])
+@pytest.mark.parametrize("prefix", ["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxc-", "xoxe-"])
 def test_every_slack_token_prefix(prefix: str) -> None:
     assert kinds(f"{prefix}{rand(11, string.digits)}-{rand(24, seed=21)}") == ["slack"]
+
+
+# --- a known prefix is enough: the letters of the body do not matter (issue 16, point 5) ---------
+
+LETTERS = {
+    "lower": string.ascii_lowercase,
+    "upper": string.ascii_uppercase,
+    "letters": string.ascii_letters,
+    "digits": string.digits,
+}
+KNOWN_PREFIXES = [  # (kind, prefix, body length, letter styles that are plausible for it)
+    ("openai", "sk-" + "proj-", 40, ("lower", "upper", "letters")),
+    ("openai", "sk-", 48, ("lower", "upper", "letters")),
+    ("openai", "sk-" + "svcacct-", 48, ("lower", "letters")),
+    ("anthropic", "sk-" + "ant-api03-", 93, ("lower", "letters")),
+    ("github", "gh" + "p_", 36, ("lower", "upper", "letters")),
+    ("github", "gh" + "o_", 36, ("lower", "letters")),
+    ("github", "gh" + "s_", 36, ("upper", "letters")),
+    ("github", "github_" + "pat_", 82, ("lower", "letters")),
+    ("gitlab", "gl" + "pat-", 20, ("lower", "upper", "letters")),
+    ("slack", "xo" + "xb-", 40, ("lower", "letters", "digits")),
+    ("stripe", "sk_" + "live_", 24, ("lower", "letters")),
+    ("stripe", "rk_" + "live_", 24, ("upper", "letters")),
+    ("aws-access-key", "AK" + "IA", 16, ("upper",)),
+    ("aws-access-key", "AS" + "IA", 16, ("upper",)),
+    ("google-api-key", "AI" + "za", 35, ("lower", "upper", "letters")),
+    ("huggingface", "h" + "f_", 34, ("lower", "upper", "letters")),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "prefix", "size", "style"),
+    [(k, p, n, s) for k, p, n, styles in KNOWN_PREFIXES for s in styles],
+    ids=lambda v: str(v),
+)
+def test_a_known_prefix_key_is_found_whatever_its_letters(
+    kind: str, prefix: str, size: int, style: str
+) -> None:
+    """`sk-proj-` and 40 letters passed: the rule wanted upper case, lower case and a digit."""
+    token = prefix + rand(size, LETTERS[style], seed=size)
+    secret = only(f"- 新 key：{token}，别外传")
+    assert (secret.kind, secret.column) == (kind, len("- 新 key：") + 1)
+    assert token not in secret.excerpt
+
+
+def test_sk_proj_and_forty_letters_is_an_openai_key() -> None:
+    assert kinds("OPENAI_API_KEY=sk-" + "proj-" + rand(40, string.ascii_letters, seed=3)) == ["openai"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"TELEGRAM_BOT_TOKEN={rand(7, '123456789')}:AA{rand(33, ALNUM + '_-', seed=26)}",  # a short bot id
+        # lower case, after a colon
+        f"token:{rand(10, '123456789')}:AA{rand(33, string.ascii_lowercase, seed=27)}",
+    ],
+)
+def test_a_telegram_bot_token_starting_with_aa_is_found_whatever_its_id_length(text: str) -> None:
+    assert kinds(text) == ["telegram-bot"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- sk-learn-pipeline-for-the-churn-model-2026-retrain",
+        "sk-" + "proj-roadmap-q4-planning-notes-and-followups",
+        "github_" + "pat_rotation_reminder_for_the_ci_runner_2026",
+        "xoxo-see-you-at-the-offsite-next-week-everyone",
+        "OPENAI_API_KEY=sk-" + "proj-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN",  # the alphabet in order
+        "STRIPE_KEY=sk_" + "live_your_stripe_secret_key_here",
+        "HF_TOKEN=h" + "f_" + "x" * 34,
+        "GITLAB_TOKEN=gl" + "pat-" + "x" * 20,
+        "- Stripe publishable key pk_" + "live_" + rand(24, seed=28) + " is public",
+        "hf_hub_download(repo_id='BAAI/bge-m3')",
+        'the header of a JWT starts with eyJ (base64 of {")',
+        "SG.1 of the runbook; SG.Ops owns it",
+        "12345:ABC 是楼号和单元",
+        "chat 123456789:Alice said the build is green again",
+    ],
+)
+def test_words_placeholders_and_prose_after_a_known_prefix_are_not_keys(text: str) -> None:
+    assert find_secrets(text) == []
 
 
 def test_anthropic_keys_are_not_reported_as_openai() -> None:
@@ -224,6 +331,14 @@ PASSWORDS = [
     "- ✅ Sudo 密码保存 (⟨202027⟩)",
     "密码（生产）：⟨Abc@2024⟩",
     "新密码设为 `⟨Np-2026-x⟩`",
+    "数据库密码是 ⟨Zq8#pLw2vR⟩，以后部署都用它",  # issue 16: the value ends where the sentence goes on
+    "- VPN 密码是⟨Vp9x2Lq7⟩，每月更换",
+    "root 的密码：⟨Rt5#kq2m⟩（别外传）",
+    "ssh pass: ⟨Sx7#mq2Lp⟩",  # issue 16
+    "sftp pass = ⟨Ft4!qz9w⟩",
+    "DB_PASS=⟨Db8%kq2x⟩",
+    "MYSQL_ROOT_PASS: ⟨My6&pw3z⟩",
+    "password: ⟨hunter2x⟩，然后重启",
 ]
 
 
@@ -303,12 +418,122 @@ NOT_PASSWORDS = [
     "密码：已配置",
     "密码为空",
     "- 密码",
+    "first pass: rough-draft done, second pass tomorrow",  # `pass` alone is a word
+    "CI pass: test_login_v2 green",
+    "bypass: route-53-failover",
+    "user pass rate: 98%",
+    "ssh pass: see 1Password",
+    "数据库密码是 ${DB_PASSWORD}，从环境变量读",
+    "密码长度至少 12 位，必须含符号",
+    "- 密码是什么来着？问一下 Lin",
 ]
 
 
 @pytest.mark.parametrize("text", NOT_PASSWORDS)
 def test_placeholders_references_and_prose_are_not_passwords(text: str) -> None:
     assert find_secrets(text) == []
+
+
+# --- passwords in URLs ---------------------------------------------------------------------------
+
+URL_PASSWORDS = [  # (scheme and user, password alphabet, the rest)
+    ("postgres://app:", ALNUM, "@db.internal:5432/prod"),
+    ("mongodb+srv://admin:", ALNUM + "#@!%", "@cluster0.abcde.mongodb.net/?retryWrites=true"),
+    ("https://lin:", string.ascii_lowercase, "@git.example.com/team/repo.git"),
+    ("redis://:", string.ascii_letters, "@cache.example.net:6379/0"),
+    ("amqp://ops:", string.digits, "@mq.local:5672"),
+    ("smtp://mailer:", string.ascii_uppercase, "@smtp.example.com:587"),
+]
+
+
+@pytest.mark.parametrize(("head", "alphabet", "tail"), URL_PASSWORDS, ids=[u[0] for u in URL_PASSWORDS])
+def test_a_password_in_a_url_is_found(head: str, alphabet: str, tail: str) -> None:
+    value = rand(12, alphabet, seed=len(head))
+    text = f"- 连接串 {head}{value}{tail}"
+    secret = only(text)
+    assert (secret.kind, secret.label, secret.column) == (
+        "url-password",
+        "password in a URL",
+        text.index(value) + 1,
+    )
+    assert value not in secret.excerpt and secret.excerpt.endswith(":****@")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://github.com/openclaw/openclaw/blob/main/docs/concepts/memory.md",
+        "postgres://app@db.internal:5432/prod",
+        "git@github.com:lin/notes.git",
+        "ssh://git@git.example.com:2222/team/repo.git",
+        "https://x-access-token:${GIT_TOKEN}@github.com/lin/notes.git",
+        "https://oauth2:TOKEN@gitlab.com/team/repo.git",
+        "https://ci:MY_CI_TOKEN@gitlab.com/team/repo.git",
+        "https://bot:MYAPIKEY@git.example.com/repo.git",
+        "https://{user}:{password}@git.example.com/repo.git",
+        "https://user:password@example.com/docs",
+        "postgresql://user:pass@localhost/db",
+        "postgres://postgres:postgres@localhost:5432/dev",  # the user name again: a default
+        "ftp://anonymous:lin@example.com@ftp.gnu.org/gnu/",
+        "cvs -d cvs://:pserver:anoncvs@sources.redhat.com:/cvs/src login",
+        "https://medium.com/@lin/notes-on-agents-123",
+        "redis://:<password>@cache:6379",
+    ],
+)
+def test_urls_without_a_real_password_are_not_secrets(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+# --- zero-width and fullwidth characters are folded before matching -------------------------------
+
+
+def fullwidth(text: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+
+def test_a_key_in_fullwidth_characters_is_found_where_it_stands() -> None:
+    token = "sk-" + "proj-" + rand(40, string.ascii_letters, seed=29)
+    text = f"- 记一下 {fullwidth(token)}\n"
+    secret = only(text)
+    assert (secret.kind, secret.line, secret.column) == ("openai", 1, len("- 记一下 ") + 1)
+    assert token not in secret.excerpt and fullwidth(token) not in secret.excerpt
+
+
+def test_zero_width_characters_inside_a_key_do_not_hide_it() -> None:
+    token = "gh" + "p_" + rand(36, seed=30)
+    hidden = "\u200b".join(token[i : i + 4] for i in range(0, len(token), 4))
+    text = f"a\u200d\nGITHUB_TOKEN=\ufeff{hidden} ok\npassword: {PASSWORD}\n"
+    found = find_secrets(text)
+    assert [(s.kind, s.line, s.column) for s in found] == [
+        ("github", 2, len("GITHUB_TOKEN=\ufeff") + 1),
+        ("password", 3, len("password: ") + 1),
+    ]
+
+
+@given(
+    st.sampled_from([(k, p, n) for k, p, n, _ in KNOWN_PREFIXES]),
+    st.integers(0, 10**6),
+    st.data(),
+)
+def test_any_known_prefix_key_survives_zero_width_and_fullwidth_disguise(
+    rule: tuple[str, str, int], seed: int, data: st.DataObject
+) -> None:
+    kind, prefix, size = rule
+    alphabet = string.ascii_uppercase + string.digits if kind == "aws-access-key" else ALNUM
+    token = prefix + rand(size, alphabet, seed=seed)
+    assume(kind in kinds(token))
+    disguised = "".join(
+        data.draw(st.sampled_from(["", "", "\u200b", "\u200c", "\u2060", "\ufeff"]))
+        + (fullwidth(c) if data.draw(st.booleans()) else c)
+        for c in token
+    )
+    text = f"备忘：{disguised}\n"
+    found = find_secrets(text)
+    assert [s.kind for s in found] == [kind]
+    start = text.index(disguised)
+    while text[start] in "\u200b\u200c\u2060\ufeff":
+        start += 1
+    assert (found[0].line, found[0].column) == (1, start + 1)
 
 
 # --- high-entropy strings ------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from memcli.cli.common import options, output
+from memcli.errors import UsageError
 
 WARNINGS_SHOWN = 10  # of each kind, unless -v
 
@@ -25,12 +26,21 @@ def check(
         typer.Option("--fix", help="Remove exact copies within a note (never today's or yesterday's)."),
     ] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Warnings fail too (exit 1).")] = False,
+    staged: Annotated[
+        bool,
+        typer.Option(
+            "--staged",
+            help="Check what the next commit holds: the memory files it adds or changes, as staged "
+            "(the index, not the working tree). What the hook of `memcli hook install` runs.",
+        ),
+    ] = False,
 ) -> None:
     """Check memory before it is committed: errors exit 1, warnings only inform.
 
-    Errors: secrets (OpenAI, Anthropic, AWS, GitHub, Slack, Telegram bot and Google keys,
-    private keys, password assignments in English and Chinese, random-looking tokens given
-    as a key or token); merge conflict markers; front matter that does not parse; files
+    Errors: secrets (keys and tokens with a known prefix: OpenAI, Anthropic, GitHub, GitLab,
+    Slack, Stripe, AWS, Google, Telegram bot, JWT, SendGrid, Hugging Face; private keys;
+    passwords in URLs; password assignments in English and Chinese; random-looking tokens
+    given as a key or token); merge conflict markers; front matter that does not parse; files
     that are not UTF-8 text, or not files at all (a FIFO, socket or device named like a
     note, a folder named like one, memory/ linked out of the workspace, a path that does
     not exist); daily notes whose name is not a date; MEMORY.md past the
@@ -38,15 +48,30 @@ def check(
     MEMORY.md over core_max_chars; an entry repeated in its file; entries of MEMORY.md
     about a date that has passed, or that contradict each other.
 
-    With FILES each is checked against the workspace it lies in. --fix applies the safe
-    fixes only, as one transaction `memcli undo` reverts. A line that must keep a secret
-    can carry <!-- memcli: allow-secret -->.
+    With FILES each is checked against the workspace it lies in. With --staged the files
+    are those the next commit adds or changes in the git repository of the current folder
+    (or of -w), read from the index: a secret staged and then deleted or edited away on
+    disk is still found. --fix applies the safe fixes only, as one transaction `memcli
+    undo` reverts. A line that must keep a secret can carry <!-- memcli: allow-secret -->.
     """
-    from memcli.check import check_files, check_workspace
+    from memcli.check import check_files, check_staged, check_workspace
 
     started = time.perf_counter()
     out = output(ctx)
-    report = check_files(files, options(ctx), fix) if files else check_workspace(options(ctx), fix)
+    if staged and files:
+        raise UsageError(
+            "--staged checks what the next commit holds; it takes no FILES",
+            "run `memcli check --staged` alone, or `memcli check FILES` for files as they are on disk",
+        )
+    if staged and fix:
+        raise UsageError(
+            "--fix edits the working tree, not what is staged",
+            "run `memcli check --fix`, then `git add` the fixed notes and commit again",
+        )
+    if staged:
+        report = check_staged(options(ctx))
+    else:
+        report = check_files(files, options(ctx), fix) if files else check_workspace(options(ctx), fix)
     if out.json_mode:
         out.json(report.to_json())
     else:
@@ -68,9 +93,10 @@ def check(
             out.line(f"{f.where()}: fixed: removed ({f.message})")
         took = (time.perf_counter() - started) * 1000
         verdict = "ok" if report.errors == 0 else "failed"
+        scope = "staged file(s) (the index)" if report.staged else "file(s)"
         out.note(
             f"check {verdict}: {report.errors} error(s), {report.warnings} warning(s) in "
-            f"{len(report.files)} file(s), {took:.0f} ms"
+            f"{len(report.files)} {scope}, {took:.0f} ms"
             + (f"; fixed {len(report.fixed)} (undo with `memcli undo`)" if report.fixed else "")
         )
     if report.errors or (strict and report.warnings):

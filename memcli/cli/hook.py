@@ -1,4 +1,5 @@
-"""`memcli hook install|uninstall|status`: a git pre-commit hook that runs `memcli check`.
+"""`memcli hook install|uninstall|status`: a git pre-commit hook that runs `memcli check --staged`
+(what the commit holds: the index, not the working tree).
 
 The hooks folder is the one git uses (`git rev-parse --git-path hooks`: core.hooksPath and
 linked worktrees are honoured), found from the workspace, which must be inside a git
@@ -97,11 +98,12 @@ def install(
         ),
     ] = False,
 ) -> None:
-    """Install a git pre-commit hook that runs `memcli check` on the staged memory files.
+    """Install a git pre-commit hook that runs `memcli check --staged` on the staged memory files.
 
     The workspace must be inside a git repository; the hook goes where git looks for hooks
     (core.hooksPath is honoured). It checks MEMORY.md and memory.md anywhere,
-    memory/**/*.md, sessions.json and memcli.toml when a commit adds or changes them, with
+    memory/**/*.md, sessions.json and memcli.toml when a commit adds or changes them, as
+    they are staged (the index: what is committed, whatever the working tree holds), with
     the memcli that installed it, and stops the commit when check finds problems. Installing
     again updates memcli's own hook. Skip it once with `git commit --no-verify`.
     """
@@ -141,8 +143,8 @@ def _report_install(
         out.line(f"the previous hook was kept as {new_backup}; it no longer runs")
         out.line("(`memcli hook uninstall` puts it back)")
     out.note(
-        f"commits in {repo.top} that add or change memory files now run `memcli check` on them "
-        f"(with {python}); `git commit --no-verify` skips it once"
+        f"commits in {repo.top} that add or change memory files now run `memcli check --staged` on "
+        f"what they stage (with {python}); `git commit --no-verify` skips it once"
     )
 
 

@@ -44,7 +44,7 @@ def is_memory_path(rel: str) -> bool:
 
 HOOK_NAME = "pre-commit"
 HOOK_MARKER = "# memcli-hook: pre-commit"
-HOOK_FORMAT = 1
+HOOK_FORMAT = 2  # 2: `check --staged` reads the index (1 passed the working tree's files)
 BACKUP_TAG = "# memcli-backup: "
 PYTHON_VAR = "memcli_python="
 BACKUP_BASE = HOOK_NAME + ".memcli-backup"
@@ -60,8 +60,14 @@ def python_argv(python: str) -> list[str]:
     return [python, "-P", "-m", "memcli"]
 
 
+# What the hook asks git for: the memory files a commit adds, copies, modifies, renames or
+# retypes (a link turned into a file); a deleted file commits nothing to check.
+STAGED_FILTER = "--diff-filter=ACMRT"
+
+
 def hook_script(python: str, backup: str | None = None) -> str:
-    """The POSIX sh pre-commit hook: `memcli check` on the staged memory files."""
+    """The POSIX sh pre-commit hook: `memcli check --staged`, the staged content (the index) of
+    the memory files the commit adds or changes; a commit that stages none passes at once."""
     specs = " ".join(shlex.quote(s) for s in GIT_PATHSPECS)
     names = ", ".join([*CORE_NAMES, f"{MEMORY_DIR}/**/*.md", *MEMORY_FILE_NAMES[len(CORE_NAMES) :]])
     run = " ".join(['"$memcli_python"', *python_argv("")[1:]])
@@ -73,14 +79,15 @@ def hook_script(python: str, backup: str | None = None) -> str:
         lines.append(f"{BACKUP_TAG}{backup}")
     lines += [
         "#",
-        "# Runs `memcli check` on the memory files this commit adds or changes",
-        f"# ({names}, anywhere in the repository);",
+        "# Runs `memcli check --staged`: the memory files this commit adds or changes",
+        f"# ({names}, anywhere in the repository),",
+        "# as they are staged (the index, what is committed), not as the working tree holds them;",
         "# a commit that stages none of them passes at once. check's exit status decides the commit;",
         "# `git commit --no-verify` skips the hook once.",
         f"{PYTHON_VAR}{shlex.quote(python)}",
         f"set -- {specs}",
         "unset GIT_LITERAL_PATHSPECS GIT_GLOB_PATHSPECS GIT_NOGLOB_PATHSPECS GIT_ICASE_PATHSPECS",
-        'git diff --cached --quiet --diff-filter=ACMR -- "$@"',
+        f'git diff --cached --quiet {STAGED_FILTER} -- "$@"',
         "case $? in",
         "    0) exit 0 ;;",
         "    1) ;;",
@@ -91,11 +98,11 @@ def hook_script(python: str, backup: str | None = None) -> str:
         ' (or skip once with \\`git commit --no-verify\\`)" >&2',
         "    exit 1",
         "fi",
-        f'git diff --cached --name-only --diff-filter=ACMR -z -- "$@" | xargs -0 {run} check --',
+        f"{run} check --staged",
         "status=$?",
         'if [ "$status" -ne 0 ]; then',
-        '    echo "memcli pre-commit hook: the commit was stopped (see \\`memcli check\\` above);'
-        ' fix the files, or skip once with \\`git commit --no-verify\\`" >&2',
+        '    echo "memcli pre-commit hook: the commit was stopped (see \\`memcli check --staged\\` above);'
+        ' fix the notes and \\`git add\\` them again, or skip once with \\`git commit --no-verify\\`" >&2',
         "    exit 1",
         "fi",
         "exit 0",

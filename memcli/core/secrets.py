@@ -1,22 +1,30 @@
 """Secrets in memory files, found before they are committed (SPEC §11, `memcli check`).
 
 `find_secrets(text)` reports, in line order, every credential it recognises in one
-file's text, redacted: vendor tokens with a fixed shape (OpenAI, Anthropic, AWS,
-GitHub, Slack, Telegram bot, Google), private key blocks, password assignments in
-English and Chinese, and high-entropy strings given as the value of a key, token
-or secret. Few false positives matter more than catching exotic forms, so:
+file's text, redacted: tokens with a known prefix (OpenAI, Anthropic, GitHub, GitLab,
+Slack, Stripe, AWS, Google, Telegram bot, JWT, SendGrid, Hugging Face), private key
+blocks, passwords in URLs (`scheme://user:password@host`), password assignments in
+English and Chinese, and high-entropy strings given as the value of a key, token or
+secret. Few false positives matter more than catching exotic forms, so:
 
-- vendor tokens must have their prefix, length and a random-looking body
-  (placeholders such as `sk-xxxx…` or AWS's `…EXAMPLE` keys are skipped);
-- a password needs a cue word (password, passwd, pwd, passphrase, 密码, 口令), a
-  separator or verb (`:`, `=`, `is`, 是, 为, 保存…) and a value that looks typed
-  by a person: not a placeholder, reference, path or plain word;
+- a token with a known prefix needs a plausible length and a body that is not a
+  placeholder (`sk-xxxx…`, `your_…`, AWS's `…EXAMPLE` keys, the alphabet in order) nor
+  words joined by dashes (`sk-learn-pipeline-for-the-…`); its letters do not matter:
+  all lower case, all upper case or letters alone are still a key;
+- a password needs a cue word (password, passwd, pwd, passphrase, `ssh pass`, `DB_PASS`,
+  密码, 口令), a separator or verb (`:`, `=`, `is`, 是, 为, 保存…) and a value that looks
+  typed by a person: not a placeholder, reference, path or plain word (the value ends
+  where the Chinese sentence goes on: `密码是 <value>，以后…`);
+- a password in a URL is reported unless it is a placeholder (`password`, `<token>`,
+  `${VAR}`, `TOKEN`) or the user name again (`postgres:postgres@localhost`, a default);
 - a high-entropy string needs a cue just before it (`api_key=`, `Token:`,
   `Bearer`, `?token=`, 密钥：…), 24 or more characters, letters and digits,
   Shannon entropy near that of random text, few dictionary-like chunks, and must
   be no UUID, path, SRI hash or public-key fingerprint. Text without a cue (base64
   in code blocks, data URIs, commit SHAs, identifiers) is never reported.
 
+Zero-width characters are dropped and fullwidth forms (ｓｋ－…, U+FF01–U+FF5E, and the
+ideographic space) read as ASCII before matching; findings point into the text as it is.
 A line holding `memcli: allow-secret` or `pragma: allowlist secret` is skipped
 (for a private key block, its BEGIN line). When two findings overlap, the most
 specific kind wins. The module is pure: no I/O, no clock; regexes are compiled
@@ -27,8 +35,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 
 KINDS: tuple[str, ...] = (
     "openai",
@@ -36,10 +46,16 @@ KINDS: tuple[str, ...] = (
     "aws-access-key",
     "aws-secret-key",
     "github",
+    "gitlab",
     "slack",
+    "stripe",
     "telegram-bot",
     "google-api-key",
+    "jwt",
+    "sendgrid",
+    "huggingface",
     "private-key",
+    "url-password",
     "password",
     "high-entropy",
 )
@@ -54,12 +70,18 @@ _PRECEDENCE = {
             "private-key",
             "anthropic",
             "openai",
+            "stripe",
             "aws-access-key",
             "aws-secret-key",
             "github",
+            "gitlab",
             "slack",
             "telegram-bot",
             "google-api-key",
+            "sendgrid",
+            "huggingface",
+            "jwt",
+            "url-password",
             "password",
             "high-entropy",
         )
@@ -91,11 +113,71 @@ class _Hit:
 
 def find_secrets(text: str) -> list[Secret]:
     """The secrets in `text`, in line order, one finding per secret, never the secret itself."""
-    source = _Source.of(text)
+    folded, shifts = _fold(text)
+    source = _Source.of(folded)
     hits: list[_Hit] = []
     for detector in _DETECTORS:
         hits.extend(detector(source))
-    return _located(text, _without_overlaps(hits))
+    hits = _without_overlaps(hits)
+    if shifts:
+        hits = [_unfolded(hit, shifts) for hit in hits]
+    return _located(text, hits)
+
+
+# --- folding: zero-width characters dropped, fullwidth forms read as ASCII -----------------------
+
+_ZERO_WIDTH = "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
+_ZERO_WIDTH_RUN = re.compile(f"[{_ZERO_WIDTH}]+")
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_FULLWIDTH_RUN = re.compile("[\uff01-\uff5e\u3000]+")
+
+
+def _ascii_run(run: re.Match[str]) -> str:
+    return run[0].translate(_FULLWIDTH)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shifts:
+    """Where zero-width runs were dropped: at each folded offset in `at`, the original text is
+    ahead by `ahead` characters from there on."""
+
+    at: tuple[int, ...]
+    ahead: tuple[int, ...]
+
+    def original(self, offset: int) -> int:
+        index = bisect_right(self.at, offset)
+        return offset + (self.ahead[index - 1] if index else 0)
+
+
+def _fold(text: str) -> tuple[str, _Shifts | None]:
+    """The text with fullwidth forms as ASCII (same length) and zero-width characters dropped
+    (with the shifts that map its offsets back), or the text itself when it has neither."""
+    if text.isascii():
+        return text, None
+    first = _FULLWIDTH_RUN.search(text)
+    if first is not None:  # run by run from the first: in Chinese text much faster than translate()
+        text = text[: first.start()] + _FULLWIDTH_RUN.sub(_ascii_run, text[first.start() :])
+    if not any(char in text for char in _ZERO_WIDTH):  # str's own search: faster than a regex
+        return text, None
+    parts: list[str] = []
+    at: list[int] = []
+    ahead: list[int] = []
+    dropped = kept = 0
+    for run in _ZERO_WIDTH_RUN.finditer(text):
+        parts.append(text[kept : run.start()])
+        dropped += run.end() - run.start()
+        at.append(run.end() - dropped)
+        ahead.append(dropped)
+        kept = run.end()
+    parts.append(text[kept:])
+    return "".join(parts), _Shifts(tuple(at), tuple(ahead))
+
+
+def _unfolded(hit: _Hit, shifts: _Shifts) -> _Hit:
+    """A hit on the folded text moved onto the text as it is."""
+    start = shifts.original(hit.start)
+    end = shifts.original(hit.end - 1) + 1 if hit.end > hit.start else start
+    return _Hit(hit.kind, start, end, hit.excerpt, hit.label)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +244,52 @@ def _classes(token: str) -> int:
     )
 
 
-def _random_body(body: str, classes: int) -> bool:
-    """A vendor token's variable part: not a placeholder, varied characters, enough character classes."""
+def _random_body(body: str, classes: int = 1) -> bool:
+    """A token's variable part: not a placeholder, varied characters (whatever their case, and
+    with or without digits unless `classes` asks for more), not the alphabet in order, not
+    words joined by dashes."""
     distinct = len(set(body))
-    return not _has_placeholder(body) and distinct >= min(10, len(body) // 2) and _classes(body) >= classes
+    return (
+        not _has_placeholder(body)
+        and distinct >= min(10, len(body) // 2)
+        and _classes(body) >= classes
+        and not _in_order(body)
+        and not _joined_words(body)
+    )
+
+
+_IN_ORDER_RUN = 7  # `abcdefg`, `1234567`: typed, not drawn (a random body has such a run ~never)
+
+
+def _in_order(body: str) -> bool:
+    """Whether `body` holds a run of characters each one after the last (abcdefg, 3456789)."""
+    run = 1
+    for before, after in pairwise(body):
+        run = run + 1 if ord(after) - ord(before) == 1 else 1
+        if run >= _IN_ORDER_RUN:
+            return True
+    return False
+
+
+_WORD_SEGMENT = re.compile(r"[A-Z]?[a-z]{3,13}")
+_SHORT_SEGMENT = 3  # `v2`, `q4`, `for`, `the`: filler between words
+
+
+def _joined_words(body: str) -> bool:
+    """Words joined by `-`, `_` or `.` (`learn-pipeline-for-the-churn-model-2026`): a name, not a
+    key. Most of the body must be in word-like segments or short ones; a random body's segments
+    are long and mix cases and digits."""
+    segments = _SEPARATORS.split(body)
+    if len(segments) < 3:
+        return False
+    wordy = sum(
+        len(s)
+        for s in segments
+        if len(s) <= _SHORT_SEGMENT
+        or (_WORD_SEGMENT.fullmatch(s) and _WORDLIKE.fullmatch(s))
+        or (s.isdigit() and len(s) <= 4)
+    )
+    return wordy >= 0.8 * (len(body) - len(segments) + 1)
 
 
 def shannon_entropy(token: str) -> float:
@@ -186,8 +310,8 @@ class _TokenRule:
     label: str
     literals: tuple[str, ...]  # the rule runs only when one of these occurs in the text
     pattern: re.Pattern[str]  # groups: tok (the secret), body (its random part)
-    classes: int  # character classes the body needs (of upper, lower, digit)
     prefix_shown: str = ""  # a non-secret head kept in the excerpt
+    body_group: str = "body"  # the group whose characters must look random
 
 
 _B64URL = "A-Za-z0-9_-"
@@ -208,49 +332,57 @@ _TOKEN_RULES: tuple[_TokenRule, ...] = (
         "Anthropic API key",
         ("sk-ant-",),
         _token("sk-ant-", rf"[{_B64URL}]{{32,}}", _B64URL, between=r"(?:[a-z]+\d\d-)?"),
-        3,
     ),
     _TokenRule(
         "openai",
         "OpenAI API key",
         ("sk-",),
-        _token("sk-", rf"[{_B64URL}]{{32,}}", _B64URL, between=r"(?!ant-)(?:(?:proj|svcacct|admin|None)-)?"),
-        3,
+        # sk-or-v1-… is OpenRouter's (a cue makes it high-entropy); sk-ant- is Anthropic's
+        _token(
+            "sk-", rf"[{_B64URL}]{{32,}}", _B64URL, between=r"(?!ant-|or-)(?:(?:proj|svcacct|admin|None)-)?"
+        ),
+    ),
+    _TokenRule(
+        "stripe",
+        "Stripe secret key",
+        ("sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_", "rk_prod_"),
+        _token("[rs]k_(?:live|test|prod)_", "[A-Za-z0-9]{20,247}", "A-Za-z0-9_"),
     ),
     _TokenRule(
         "aws-access-key",
         "AWS access key ID",
         ("AKIA", "ASIA"),
         _token("A[KS]IA", "[A-Z0-9]{16}", "A-Za-z0-9"),
-        1,
     ),
     _TokenRule(
         "github",
         "GitHub token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         _token("gh[pousr]_", "[A-Za-z0-9]{36,255}", "A-Za-z0-9_"),
-        2,
     ),
     _TokenRule(
         "github",
         "GitHub fine-grained token",
         ("github_pat_",),
         _token("github_pat_", "[A-Za-z0-9_]{40,255}", "A-Za-z0-9_"),
-        2,
+    ),
+    _TokenRule(
+        "gitlab",
+        "GitLab personal access token",
+        ("glpat-",),
+        _token("glpat-", rf"[{_B64URL}]{{20,}}", _B64URL),
     ),
     _TokenRule(
         "slack",
         "Slack token",
-        ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"),
-        _token("xox[abprs]-", "[A-Za-z0-9-]{20,}", "A-Za-z0-9-"),
-        2,
+        ("xox",),
+        _token("xox[a-z]-", "[A-Za-z0-9-]{20,}", "A-Za-z0-9-"),
     ),
     _TokenRule(
         "slack",
         "Slack app token",
         ("xapp-",),
         _token("xapp-", r"\d-[A-Za-z0-9-]{20,}", "A-Za-z0-9-"),
-        2,
     ),
     _TokenRule(
         "slack",
@@ -259,7 +391,6 @@ _TOKEN_RULES: tuple[_TokenRule, ...] = (
         re.compile(
             r"hooks\.slack\.com/services/(?P<tok>(?P<body>[A-Z0-9_]+/[A-Z0-9_]+/[A-Za-z0-9_]{16,}))(?![A-Za-z0-9_])"
         ),
-        2,
         prefix_shown="hooks.slack.com/services/",
     ),
     _TokenRule(
@@ -267,7 +398,26 @@ _TOKEN_RULES: tuple[_TokenRule, ...] = (
         "Google API key",
         ("AIza",),
         _token("AIza", rf"[{_B64URL}]{{35}}", _B64URL),
-        2,
+    ),
+    _TokenRule(
+        "sendgrid",
+        "SendGrid API key",
+        ("SG.",),
+        _token(r"SG\.", rf"[{_B64URL}]{{22}}\.[{_B64URL}]{{43}}", _B64URL),
+    ),
+    _TokenRule(
+        "huggingface",
+        "Hugging Face token",
+        ("hf_",),
+        _token("hf_", "[A-Za-z0-9]{30,40}", "A-Za-z0-9_"),
+    ),
+    _TokenRule(
+        "jwt",
+        "JSON Web Token",
+        ("eyJ",),
+        # header (base64 of `{"`), payload, signature; the signature is the random body
+        _token("eyJ", rf"[{_B64URL}]{{8,}}\.[{_B64URL}]{{8,}}\.(?P<sig>[{_B64URL}]{{16,}})", _B64URL),
+        body_group="sig",
     ),
 )
 
@@ -278,22 +428,26 @@ def _token_hits(source: _Source) -> Iterator[_Hit]:
         if not any(literal in text for literal in rule.literals):
             continue
         for match in rule.pattern.finditer(text):
-            if _random_body(match["body"], rule.classes):
+            if _random_body(match[rule.body_group]):
                 excerpt = rule.prefix_shown + redact(match["tok"])
                 yield _Hit(rule.kind, match.start("tok"), match.end("tok"), excerpt, rule.label)
 
 
-# A Telegram bot token is found from its colon (a literal the regex engine finds fast), then its bot id.
+# A Telegram bot token is found from its colon (a literal the regex engine finds fast), then its bot
+# id: digits, 8 to 10 of them, or 5 to 12 when the secret starts with AA as every bot token's does.
 _TELEGRAM_SECRET = re.compile(rf":(?P<body>[{_B64URL}]{{35}})(?![{_B64URL}])")
-_TELEGRAM_BOT_ID = re.compile(r"(?<![A-Za-z0-9_:/.-])\d{8,10}\Z")
+_TELEGRAM_BOT_ID = re.compile(r"(?<![A-Za-z0-9_/.-])(?<!\d:)\d{5,12}\Z")  # not `10:30:…`
+_TELEGRAM_PLAIN_ID = range(8, 11)
 
 
 def _telegram_hits(source: _Source) -> Iterator[_Hit]:
     text = source.text
     for match in _TELEGRAM_SECRET.finditer(text):
         colon = match.start()
-        bot_id = _TELEGRAM_BOT_ID.search(text[max(0, colon - 11) : colon])
-        if bot_id and _random_body(match["body"], 2):
+        bot_id = _TELEGRAM_BOT_ID.search(text, max(0, colon - 12), colon)
+        if bot_id is None or not (match["body"].startswith("AA") or len(bot_id[0]) in _TELEGRAM_PLAIN_ID):
+            continue
+        if _random_body(match["body"]):
             start = colon - len(bot_id[0])
             token = text[start : match.end()]
             yield _Hit("telegram-bot", start, match.end(), redact(token), "Telegram bot token")
@@ -348,12 +502,20 @@ def _private_key_hits(source: _Source) -> Iterator[_Hit]:
 # --- password assignments ------------------------------------------------------------------------
 
 _PASSWORD_QUALIFIER = r"(?:[ \t]*[(（][^)）\n]{1,20}[)）])?"  # `password (prod):`, `密码（生产）：`
-_PASSWORD_EN = _Caseless.compile(
-    r"(?P<cue>password|passwd|passphrase|pwd)(?![A-Za-z0-9_])[\"'`*\])]*"
+_PASSWORD_SEPARATOR = (
     r"(?:[ \t]+(?:for|of)[ \t]+[^\n:：=|]{1,30}?)?"  # `password for the router:`
     + _PASSWORD_QUALIFIER
     + r"[\"'`*]*(?:[ \t]*(?::=|=>|->|[:=：＝])[ \t]*|[ \t]*\|[ \t]+"  # `:`, `=`, a table cell
     r"|[ \t]+(?:is now|is|was|set to|changed to|reset to)[ \t]+)"
+)
+_PASSWORD_EN = _Caseless.compile(
+    r"(?P<cue>password|passwd|passphrase|pwd)(?![A-Za-z0-9_])[\"'`*\])]*" + _PASSWORD_SEPARATOR
+)
+# `pass` alone is a common word (`first pass:`, `CI pass:`): a cue only after what it opens
+_PASS_EN = _Caseless.compile(r"(?P<cue>pass)(?![A-Za-z0-9_])[\"'`*\])]*" + _PASSWORD_SEPARATOR)
+_PASS_OWNER = re.compile(
+    r"(?i)(?<![a-z])(?:ssh|sftp|ftp|scp|rdp|vnc|vpn|wifi|wi-fi|db|database|mysql|postgres|pg|redis|mongo"
+    r"|smtp|imap|mail|email|root|sudo|admin|login|user|server|router|account|app)[ _-]?\Z"
 )
 _PASSWORD_ZH = re.compile(
     r"(?P<cue>密码|密碼|口令)[*\"'`」】]*"
@@ -382,6 +544,7 @@ _NOT_A_PASSWORD = re.compile(
 )
 _HTML_ENTITY = re.compile(r"&(?:quot|amp|lt|gt|apos|nbsp|#x?[0-9a-f]+)\b", re.IGNORECASE)
 _PASSWORD_LENGTH = range(6, 101)
+_TYPED = re.compile(r"[!-~]+")  # printable ASCII, no space
 _VALUE_REACH = 256  # characters after the cue read for a value (a line may be a whole minified file)
 
 
@@ -390,12 +553,18 @@ def _password_hits(source: _Source) -> Iterator[_Hit]:
     matches: list[re.Match[str]] = []
     if "pass" in source.folded or "pwd" in source.folded:
         matches.extend(source.finditer(_PASSWORD_EN))
+        matches.extend(source.finditer(_PASS_EN))
     if "密码" in text or "密碼" in text or "口令" in text:
         matches.extend(_PASSWORD_ZH.finditer(text))
     for match in matches:
         if match["cue"].lower() == "password" and text[match.start() - 1 : match.start()] == "1":
             continue  # 1Password, the password manager
         cue = text[match.start("cue") : match.end("cue")]
+        if cue.lower() == "pass":
+            owner = _PASS_OWNER.search(text, max(0, match.start() - 9), match.start())
+            if owner is None:
+                continue
+            cue = text[owner.start() : match.end("cue")]
         reach = match.end() + _VALUE_REACH
         line_end = text.find("\n", match.end(), reach)
         parsed = _password_value(text[match.end() : line_end if line_end >= 0 else reach])
@@ -419,9 +588,9 @@ def _password_value(rest: str) -> tuple[int, str, bool] | None:
         if end <= 1:
             return None
         return 1, rest[1:end], opener in _QUOTES
-    value = rest.split(None, 1)[0] if not rest[0].isspace() else ""
-    value = value.rstrip(_TRAILING_PUNCTUATION)
-    return (0, value, False) if value else None
+    value = _TYPED.match(rest)  # up to a space, or to where a Chinese sentence goes on
+    typed = value[0].rstrip(_TRAILING_PUNCTUATION) if value else ""
+    return (0, typed, False) if typed else None
 
 
 def _plausible_password(value: str, quoted: bool) -> bool:
@@ -455,6 +624,53 @@ def _password_shaped(value: str, quoted: bool) -> bool:
     if has_digit or has_symbol:
         return True
     return quoted and len(value) >= 8
+
+
+# --- passwords in URLs ------------------------------------------------------------------------
+
+# `scheme://user:password@host`: found from `://`, then the user info up to the last `@` before the
+# host (a password typed into a URL may hold `@`, `#` or `?` unescaped)
+_URL_USERINFO = re.compile(
+    r"://(?P<user>[^\s:/?#@\[\]\"'`<>]{0,64}):(?P<pw>[^\s/\"'`<>]{1,256})@(?=[A-Za-z0-9\[])"
+)
+_URL_PLACEHOLDERS = (
+    frozenset(
+        """pass pw pwd passwd password secret token key apikey api_key api-key accesstoken access_token pat
+    user username login auth oauth2 x-oauth-basic x-access-token xxxx""".split()
+    )
+    | _PLACEHOLDER_WORDS
+)
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # `GITHUB_TOKEN`, `DB_PASSWORD`
+_NAMED_IN_CAPITALS = ("token", "secret", "key", "pass", "pwd")  # `MYTOKEN`, `APIKEY`: a name
+_URL_PASSWORD_LENGTH = range(4, 257)
+
+
+def _url_password_hits(source: _Source) -> Iterator[_Hit]:
+    text = source.text
+    if "://" not in text or "@" not in text:
+        return
+    for match in _URL_USERINFO.finditer(text):
+        user, value = match["user"], match["pw"]
+        if _url_placeholder(user, value):
+            continue
+        start, end = match.span("pw")
+        user_shown = user if len(user) <= 20 else user[:20] + "…"
+        yield _Hit("url-password", start, end, f"://{user_shown}:****@", "password in a URL")
+
+
+def _url_placeholder(user: str, value: str) -> bool:
+    """A password a URL only pretends to hold: a placeholder, a variable, a reference, the user
+    name again (`postgres:postgres@localhost`, a well-known default) or anonymous FTP's e-mail."""
+    if len(value) not in _URL_PASSWORD_LENGTH or not value.isascii() or len(set(value)) < 3:
+        return True
+    if value == user or user.lower() in ("anonymous", "anon") or (not user and ":" in value):
+        return True  # a default, anonymous FTP, a CVS root (`cvs://:pserver:anoncvs@host`)
+    lowered = value.lower()
+    if lowered in _URL_PLACEHOLDERS or any(reference in lowered for reference in _PASSWORD_REFERENCES):
+        return True
+    if value.isupper() and any(word in lowered for word in _NAMED_IN_CAPITALS):
+        return True
+    return value[0] in "$%<{[*(" or _ENV_NAME.fullmatch(value) is not None or _has_placeholder(value)
 
 
 # --- high-entropy values after a cue -------------------------------------------------------------
@@ -555,6 +771,7 @@ _DETECTORS: tuple[Callable[[_Source], Iterator[_Hit]], ...] = (
     _token_hits,
     _telegram_hits,
     _aws_secret_hits,
+    _url_password_hits,
     _password_hits,
     _entropy_hits,
 )

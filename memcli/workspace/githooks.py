@@ -1,5 +1,5 @@
-"""The git pre-commit hook on disk: the only part of `memcli hook` that runs git or
-touches the hooks folder.
+"""git for memcli: the pre-commit hook on disk, and the content staged for a commit.
+The only module that runs git or touches the hooks folder.
 
 It asks git for the repository a workspace is in and the hooks folder git uses for it
 (`git rev-parse --git-path hooks`: core.hooksPath and linked worktrees are honoured),
@@ -7,6 +7,13 @@ reads the hook that is there, writes memcli's hook atomically (`replace_file`), 
 foreign hook under a free backup name and puts it back on uninstall. What the hook says
 and what a backup is called are pure rules in memcli/core/automation.py; what to do and
 what to print is decided in memcli/cli/hook.py.
+
+For `memcli check --staged` (what the hook runs) it lists the memory files the next
+commit adds or changes (`git diff --cached --raw -z`) and reads the blobs staged for
+them from the index (`git cat-file --batch`), whatever the working tree holds: a file
+staged and then deleted or edited on disk is checked as it will be committed. git runs
+with the environment it was given, so a hook sees the index git prepared for the commit
+(GIT_INDEX_FILE, as with `git commit -a` or `git commit PATH`).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import os
 import shutil
 import stat
 import subprocess
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,9 +55,13 @@ class Existing:
 # --- the repository -------------------------------------------------------------------
 
 
-def _git(where: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _git(
+    where: Path, *args: str, stdin: bytes | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(["git", *args], cwd=where, capture_output=True, check=False)
+        return subprocess.run(
+            ["git", *args], cwd=where, input=stdin, capture_output=True, check=False, env=env
+        )
     except FileNotFoundError:
         raise UsageError(
             "git is not installed (or not on PATH)", "install git, then run `memcli hook install` again"
@@ -187,3 +199,128 @@ def remove_hook(repo: Repo, recorded_backup: str | None) -> Path | None:
         os.unlink(repo.hook)
     fsync_dir(repo.hooks)
     return backup
+
+
+# --- the content staged for the next commit ----------------------------------------------
+
+# File modes in the index: a regular file (executable or not), a symbolic link, a submodule.
+REGULAR_MODES = ("100644", "100755")
+SYMLINK_MODE = "120000"
+# Pathspec settings from the environment that would turn off the `:(glob)` magic
+PATHSPEC_VARIABLES = (
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StagedEntry:
+    """A file the next commit adds, copies, modifies, renames (as its new path) or turns into
+    another type, as the index holds it."""
+
+    path: str  # relative to the repository's top folder, "/"-separated, as git names it
+    mode: str  # the index's mode: 100644, 100755 (files), 120000 (a link), 160000 (a submodule)
+    blob: str  # the object name of the staged content
+
+    @property
+    def is_file(self) -> bool:
+        return self.mode in REGULAR_MODES
+
+
+def repository_top(where: Path) -> Path:
+    """The top folder of the work tree `where` is in (the folder git runs a hook from)."""
+    top = _git(where, "rev-parse", "--show-toplevel")
+    lines = os.fsdecode(top.stdout).splitlines()
+    if top.returncode != 0 or len(lines) != 1:
+        raise UsageError(
+            f"{where} is not inside a git work tree (git: {_first_line(top.stderr)})",
+            "run `memcli check --staged` in a git repository (it checks what the next commit holds), "
+            "or name the files to check: `memcli check FILES`",
+        )
+    return Path(lines[0])
+
+
+def staged_entries(top: Path, pathspecs: Sequence[str]) -> list[StagedEntry]:
+    """The files matching `pathspecs` that the next commit adds or changes, in git's order.
+
+    Deleted files are left out (nothing of theirs is committed); a renamed file is its new
+    path (renames are not detected, so it is simply added), with its content."""
+    env = {k: v for k, v in os.environ.items() if k not in PATHSPEC_VARIABLES}
+    diff = _git(
+        top,
+        "diff", "--cached", "--raw", "-z", "--no-abbrev", "--no-renames", "--no-color",
+        "--diff-filter=ACMRT", "--", *pathspecs,
+        env=env,
+    )  # fmt: skip
+    if diff.returncode != 0:
+        raise DataError(
+            f"git cannot list the staged files of {top} (git: {_first_line(diff.stderr)})",
+            "check the repository with `git status`",
+        )
+    return _parse_raw_diff(diff.stdout)
+
+
+def _parse_raw_diff(out: bytes) -> list[StagedEntry]:
+    """`git diff --raw -z`: `:oldmode newmode oldblob newblob status` NUL `path` NUL, repeated."""
+    fields = out.split(b"\0")
+    entries: list[StagedEntry] = []
+    i = 0
+    while i + 1 < len(fields) and fields[i].startswith(b":"):
+        meta = fields[i][1:].split()
+        path = os.fsdecode(fields[i + 1])
+        entries.append(StagedEntry(path, meta[1].decode("ascii"), meta[3].decode("ascii")))
+        i += 2
+    return entries
+
+
+def staged_sizes(top: Path, blobs: Sequence[str]) -> dict[str, int]:
+    """The size in bytes of each staged blob (`git cat-file --batch-check`): nothing is read."""
+    if not blobs:
+        return {}
+    out = _cat_file(top, "--batch-check", blobs)
+    sizes: dict[str, int] = {}
+    for line in out.splitlines():
+        name, size = _object_header(top, line)
+        sizes[name] = size
+    return sizes
+
+
+def staged_contents(top: Path, blobs: Sequence[str]) -> dict[str, bytes]:
+    """The bytes of each staged blob, from one `git cat-file --batch`."""
+    if not blobs:
+        return {}
+    out = _cat_file(top, "--batch", blobs)
+    contents: dict[str, bytes] = {}
+    at = 0
+    while at < len(out):
+        header_end = out.index(b"\n", at)
+        name, size = _object_header(top, out[at:header_end])
+        start = header_end + 1
+        contents[name] = out[start : start + size]
+        at = start + size + 1  # the content is followed by a newline
+    return contents
+
+
+def _cat_file(top: Path, mode: str, blobs: Sequence[str]) -> bytes:
+    unique = list(dict.fromkeys(blobs))
+    done = _git(top, "cat-file", mode, stdin="".join(f"{b}\n" for b in unique).encode("ascii"))
+    if done.returncode != 0:
+        raise _unreadable(top, _first_line(done.stderr))
+    return done.stdout
+
+
+def _object_header(top: Path, line: bytes) -> tuple[str, int]:
+    """`<name> <type> <size>` of `git cat-file --batch[-check]`; `<name> missing` is an error."""
+    words = line.decode("ascii", "replace").split()
+    if len(words) != 3 or not words[2].isdigit():
+        raise _unreadable(top, line.decode("ascii", "replace"))
+    return words[0], int(words[2])
+
+
+def _unreadable(top: Path, why: str) -> DataError:
+    return DataError(
+        f"git cannot read the staged content in {top} ({why})",
+        "check the repository with `git status` and `git fsck`",
+    )
