@@ -78,6 +78,24 @@ def test_recovery_does_not_duplicate_lines_already_carried(ws: Path) -> None:
     assert list(carry.iterdir()) == []
 
 
+def test_a_file_a_kill_left_unreplaced_is_not_carried_onto_itself(ws: Path) -> None:
+    """Killed after its carry record was written but before the rename: the kept link is
+    the file itself, which the agent went on appending to; nothing is carried (it doubled
+    the lines appended since the read)."""
+    note = ws / "memory" / "2026-10-29.md"
+    carry = ws / CARRY_DIR
+    carry.mkdir(parents=True)
+    os.link(note, carry / "999999.abcd0123.old")
+    record = {"target": "memory/2026-10-29.md", "offset": note.stat().st_size}
+    (carry / "999999.abcd0123.json").write_text(json.dumps(record))
+    with open(note, "ab") as f:
+        f.write(b"- appended after memcli read the note\n")
+    before = note.read_bytes()
+    assert recover_carried(ws) == []
+    assert note.read_bytes() == before
+    assert list(carry.iterdir()) == []
+
+
 def test_a_successful_write_leaves_no_carry_behind_once_settled(ws: Path) -> None:
     note = ws / "memory" / "2026-10-29.md"
     atomic_write(note, b"x\n", ws, read_state(note, ws, MAX))

@@ -552,9 +552,13 @@ class _Carry:
         """Append to the new file what arrived in the replaced one since it was last read;
         return the file's name when something was carried. A target that is gone (moved to
         the archive meanwhile) gets its late bytes as a new file of that name: nothing is
-        dropped."""
+        dropped. A target that is still the kept file itself was never replaced (a kill came
+        before the rename): there is nothing to carry, and the record goes."""
         info = self.info()
         rel, offset = str(info["target"]), int(str(info["offset"]))
+        if _same_file(root / rel, self.link):
+            self.discard()
+            return None
         try:
             with open(self.link, "rb") as f:
                 late = _read_all(f.fileno(), offset)
@@ -667,6 +671,8 @@ def _settle(carries: list[_Carry], root: Path, wait: float, keep_unknown: bool) 
                 continue
             if rel is not None and rel not in done:
                 done.append(rel)
+            if not carry.record.exists():
+                continue  # let go already: the file was never replaced
             key = keys[carry]
             if key is None or (key not in held if held is not None else not keep_unknown):
                 carry.discard()  # read after no one held it: nothing more can arrive

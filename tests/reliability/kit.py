@@ -223,10 +223,20 @@ def orphans(root: Path) -> list[int]:
     return found
 
 
+DYING_SECONDS = 2.0  # a worker the kernel sent SIGKILL (its parent died) is gone by then
+
+
 def reap(root: Path) -> int:
     """SIGKILL the orphans of a killed run on `root` (they are this test's own processes);
-    return how many there were."""
+    return how many there were. A worker still exiting when its killed parent has been
+    waited for (the parent-death signal is on its way; a big heap takes a while to free on
+    a loaded machine) is given DYING_SECONDS to go by itself before it counts: an orphan
+    that outlives its parent waits for work for ever."""
     pids = orphans(root)
+    deadline = time.monotonic() + DYING_SECONDS
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pids = [pid for pid in pids if _running(pid)]
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
