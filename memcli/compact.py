@@ -20,6 +20,11 @@ Nothing is written when the store could not be (a link out of the workspace); wh
 transcript turns out to have changed under its lock, the compaction is not written and
 the error says whether the due flush before it was recorded.
 
+The summary quotes the turns in their speakers' words (core.verbatim); a turn, or a line
+of the previous summary, that holds a secret is left out (core.withheld) and named in
+`withheld`. A summary that would still carry one (a template of the user's printing it)
+is refused, exit 3.
+
 A transcript that ends in a line another process is still writing is waited for (up to
 transcripts.LINE_WAIT_SECONDS), before the flush and again under the lock: memcli's line
 goes after the writer's, never inside it. A line that is never finished is exit 4, the
@@ -38,6 +43,7 @@ from memcli.core.conversation import Message, Transcript
 from memcli.core.sessions import compaction_due, cut_index
 from memcli.core.summarize import digest_of_session, transcript_tokens
 from memcli.core.tokens import estimate_tokens
+from memcli.core.withheld import holds_secret
 from memcli.errors import ConflictError, DataError
 from memcli.flush import Flushed, flush_one
 from memcli.runtime import Runtime
@@ -58,6 +64,7 @@ class Compacted:
     summarised: int = 0  # messages the summary replaces
     tokens_before: int = 0
     tokens_after: int = 0
+    withheld: tuple[str, ...] = ()  # turns left out of the summary because they hold a secret
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -70,6 +77,7 @@ class Compacted:
             "summarised_messages": self.summarised,
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
+            "withheld": list(self.withheld),
         }
 
 
@@ -178,6 +186,13 @@ def _compact_one(
         digest.context(),
         run.policy.max_file_bytes,
     ).strip()
+    if holds_secret(summary):
+        done = "; the due flush before it was recorded" if flushed.recorded else ""
+        raise DataError(
+            f"the compaction summary for {name} would carry a secret (its template printed one); "
+            f"the compaction was not written{done}",
+            "print only the summary's items in compaction-summary.md.j2",
+        )
     after = estimate_tokens(summary) + transcript_tokens(kept)
     first = kept[0]
     by_id = _named_by_id(transcript, first)
@@ -198,8 +213,9 @@ def _compact_one(
         # by the next one (see _unrecorded) instead of compacting the same cycle again
         memcli={"compactionCount": _count(entry) + 1},
     )
+    withheld = digest.withheld
     if dry_run:
-        return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
+        return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after, withheld)
     with store_lock(path, run.policy.lock_timeout_seconds):
         try:  # a line begun since: finished before memcli reads and appends, never split
             wait_for_whole_lines(path, run.root)
@@ -222,7 +238,7 @@ def _compact_one(
             raise _not_written(exc, flushed) from None
 
     _record(run, store, name, None, after)
-    return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after)
+    return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after, withheld)
 
 
 def _not_written(exc: ConflictError, flushed: Flushed | None) -> ConflictError:

@@ -5,6 +5,9 @@ take the durable items said since its last flush or compaction (preferences,
 decisions, environment facts, lessons, open items), leave out what memory already
 holds, append the rest under a heading to today's note (never rewriting it), then
 record `memoryFlushAt` and `memoryFlushCompactionCount` under the store's lock.
+
+Each item is what was said, in the speaker's words (core.verbatim). A message that
+holds a secret is left out whole (core.withheld): the result names it by its id.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 from memcli.core.conversation import Message, Transcript
 from memcli.core.sessions import FlushDecision, bad_flush_time, flush_decision, flush_time
 from memcli.core.similarity import normalise
-from memcli.core.summarize import Item, message_items, transcript_tokens
+from memcli.core.summarize import Item, message_items, message_place, transcript_tokens
+from memcli.core.withheld import holds_secret
 from memcli.errors import DataError
 from memcli.runtime import Runtime
 from memcli.workspace.files import display, writable_dir
@@ -54,6 +58,7 @@ class Flushed:
     note: str | None = None  # the note appended to
     recorded: bool = False
     problems: tuple[str, ...] = field(default=())
+    withheld: tuple[str, ...] = ()  # messages left out because they hold a secret ("message <id>")
 
     def to_json(self) -> dict[str, Any]:
         d = self.decision
@@ -69,6 +74,7 @@ class Flushed:
             "already_in_memory": self.skipped,
             "note": self.note,
             "recorded": self.recorded,
+            "withheld": list(self.withheld),
         }
 
 
@@ -107,11 +113,13 @@ def memory_texts(run: Runtime) -> set[str]:
 
 
 def new_items(items: Sequence[Item], known: set[str]) -> tuple[list[str], int]:
+    """The items memory does not hold yet, and how many it does. Each is compared as the
+    bullet it becomes in the note, as memory's own entries are."""
     fresh: list[str] = []
     skipped = 0
     seen = set(known)
     for item in items:
-        key = normalise(item.text)
+        key = normalise(f"- {item.text}")
         if not key:
             continue
         if key in seen or any(key in k for k in known if len(k) > len(key)):
@@ -122,7 +130,20 @@ def new_items(items: Sequence[Item], known: set[str]) -> tuple[list[str], int]:
     return fresh, skipped
 
 
+def without_secrets(items: Sequence[Item]) -> tuple[list[Item], tuple[str, ...]]:
+    """The items whose message holds no secret, and the places of those that do."""
+    kept: list[Item] = []
+    withheld: list[str] = []
+    for item in items:
+        if holds_secret(item.full, item.text):
+            withheld.append(message_place(item.source))
+        else:
+            kept.append(item)
+    return kept, tuple(dict.fromkeys(withheld))
+
+
 def flush_block(key: str, at: datetime, items: Sequence[str]) -> str:
+    """The heading and one bullet per item (each already one line, in the speaker's words)."""
     return f"## Flushed from {key} ({at.strftime('%H:%M')})\n\n" + "".join(f"- {t}\n" for t in items)
 
 
@@ -177,14 +198,16 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
         if not decision.due or transcript is None:
             outcome.append(Flushed(str(store), name, decision))
             return False
-        items = [
+        durable = [
             i for i in message_items(since_last_flush(transcript, entry), run.rules) if i.kind in DURABLE
         ]
+        items, withheld = without_secrets(durable)
         fresh, skipped = new_items(items, memory_texts(run))
         if dry_run:
-            outcome.append(
-                Flushed(str(store), name, decision, tuple(fresh), skipped, None, False, transcript.problems)
+            found = Flushed(
+                str(store), name, decision, tuple(fresh), skipped, None, False, transcript.problems
             )
+            outcome.append(replace(found, withheld=withheld))
             return False
         note = None
         if fresh:
@@ -195,9 +218,8 @@ def flush_one(run: Runtime, store: Path, name: str, force: bool, dry_run: bool) 
             note = added.file
         entry["memoryFlushAt"] = now_ms
         entry["memoryFlushCompactionCount"] = entry.get("compactionCount", 0)
-        outcome.append(
-            Flushed(str(store), name, decision, tuple(fresh), skipped, note, True, transcript.problems)
-        )
+        done = Flushed(str(store), name, decision, tuple(fresh), skipped, note, True, transcript.problems)
+        outcome.append(replace(done, withheld=withheld))
         return True
 
     if dry_run or read_only:  # nothing will be written: no lock to take (nor to create)

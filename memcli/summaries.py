@@ -4,6 +4,10 @@ core.summarize chooses what a summary says; workspace.templates lays it out; thi
 reads what they need, runs an outside summariser when one is named (falling back to the
 extractive summary when it fails; output that is not UTF-8 text, or carries conflict
 markers, is refused, exit 3), and writes the file as an undoable transaction.
+
+A secret never leaves its note: core.summarize leaves out every entry or message that
+holds one (`Summary.withheld` names their places), and a summary that would still
+carry one — a template, or the outside summariser, printing it — is not written.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from memcli.core.summarize import (
     week_of,
 )
 from memcli.core.tokens import estimate_tokens
+from memcli.core.withheld import holds_secret
 from memcli.errors import DataError, UsageError
 from memcli.runtime import Runtime
 from memcli.workspace.files import read_state
@@ -48,6 +53,11 @@ class Summary:
     text: str  # front matter and body
     summarizer: str  # "extractive" or "command"
     warnings: tuple[str, ...] = ()
+
+    @property
+    def withheld(self) -> tuple[str, ...]:
+        """Places of the entries or messages left out because they hold a secret."""
+        return self.digest.withheld
 
     @property
     def tokens_out(self) -> int:
@@ -144,6 +154,7 @@ def summarize_session(
         None,  # every turn is read, those before a compaction too: its summary adds nothing
         run.rules,
     )
+    digest = replace(digest, withheld=tuple(f"{source} {place}" for place in digest.withheld))
     summary = _finish(run, digest, template or "session-summary", command)
     return replace(summary, warnings=summary.warnings + transcript.problems)
 
@@ -152,12 +163,19 @@ def _finish(run: Runtime, digest: Digest, name: str, command: str) -> Summary:
     path = find_template(name, run.root, run.policy.templates_dir)
     limit = run.policy.max_file_bytes  # a longer summary could not be read back
     extractive = render_digest(digest, path, limit)
+    if holds_secret(extractive):
+        raise DataError(
+            f"the summary would carry a secret: template {path.name} printed one; nothing was written",
+            "print only the summary's items in the template",
+        )
     if not command:
         return Summary(digest, path, extractive, "extractive")
     prompt = render_template(
         find_template(PROMPT_TEMPLATE, run.root, run.policy.templates_dir), digest.context(), limit
     )
     body, problem = run_summarizer(command, prompt, run.policy.summarizer_timeout_seconds)
+    if body is not None and holds_secret(body):
+        body, problem = None, "--summarizer-cmd printed a secret"
     if body is None:
         return Summary(digest, path, extractive, "extractive", (f"{problem}; used the extractive summary",))
     return Summary(digest, path, front_matter(digest) + body.rstrip("\n") + "\n", "command")

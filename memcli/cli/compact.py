@@ -8,6 +8,7 @@ import typer
 
 from memcli.cli.common import SessionKey, SessionStore, output, runtime
 from memcli.compact import compact as compact_sessions
+from memcli.core.withheld import left_out
 
 
 def compact(
@@ -32,11 +33,16 @@ def compact(
     compaction-summary template (merging the previous summary) into a compaction entry
     appended to the transcript under its lock; compactionCount goes up and totalTokens
     becomes the new estimate. The transcript's existing lines are never rewritten.
+    The summary quotes turns as they were said; a turn holding a secret is left out.
     """
     run = runtime(ctx)
     out = output(ctx)
     keep = keep_recent_tokens or run.policy.keep_recent_tokens
     results = compact_sessions(run, session, sessions, force, dry_run, keep)
+    for r in results:
+        held = (r.flushed.withheld if r.flushed is not None else ()) + r.withheld
+        if held:
+            out.note(f"{r.key}: {left_out(held, 'message', 'messages')}")
     if out.json_mode:
         out.json({"dry_run": dry_run, "sessions": [r.to_json() for r in results]})
         return

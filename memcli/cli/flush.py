@@ -8,6 +8,7 @@ import typer
 
 from memcli.cli.common import SessionKey, SessionStore, output, runtime
 from memcli.cli.output import one_line
+from memcli.core.withheld import left_out
 from memcli.flush import flush as flush_sessions
 from memcli.flush import prompts
 
@@ -34,6 +35,7 @@ def flush(
     apart. Preferences, decisions, environment facts, lessons and open items said since the
     last flush are appended to today's note, leaving out what memory already holds; then
     memoryFlushAt and memoryFlushCompactionCount are recorded under OpenClaw's lock.
+    Items are the speakers' own words; a message holding a secret is left out (named by id).
     """
     run = runtime(ctx)
     out = output(ctx)
@@ -50,6 +52,8 @@ def flush(
     for r in results:
         for problem in r.problems:
             out.warn(problem)
+        if r.withheld:
+            out.note(f"{r.key}: {left_out(r.withheld, 'message', 'messages')}")
     if out.json_mode:
         out.json({"dry_run": dry_run, "sessions": [r.to_json() for r in results]})
         return

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from memcli.cli.common import output, runtime
+from memcli.core.withheld import left_out
 from memcli.errors import UsageError
 from memcli.summaries import Summary, summarize_notes, summarize_session, write_summary
 
@@ -70,6 +71,10 @@ def summarize(
     With --summarizer-cmd the rendered prompt goes to that command (a local model, an LLM
     CLI) and its output is the summary; if it fails, the extractive summary is used. Output
     that is not UTF-8 text is refused (exit 3, nothing written).
+
+    Items quote the notes as written (only list markers, indentation, a leading time stamp
+    and line breaks change; a long one ends in "…"). An entry or message holding a secret
+    is left out; a note names its place, never its text.
     """
     run = runtime(ctx)
     out = output(ctx)
@@ -88,6 +93,9 @@ def summarize(
         )
     for warning in summary.warnings:
         out.warn(warning)
+    if summary.withheld:
+        nouns = ("message", "messages") if session is not None else ("entry", "entries")
+        out.note(left_out(summary.withheld, *nouns))
     written = None
     tx = None
     if out_path != "-":
@@ -105,6 +113,7 @@ def summarize(
                 "budget": summary.digest.budget,
                 "found": summary.digest.found,
                 "kept": summary.digest.kept(),
+                "withheld": list(summary.withheld),
                 "output": written,
                 "transaction": tx,
                 "text": summary.text,

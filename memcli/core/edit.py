@@ -6,13 +6,11 @@ line index; every other line keeps its bytes, line ending included.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memcli.core.entries import Document, Entry, Heading, line_content, strip_leading_stamp
-
-_LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]*)?")
+from memcli.core.entries import Document, Entry, Heading, line_content
+from memcli.core.verbatim import bullet
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +76,9 @@ def append_block(text: str, block: str) -> str:
 
 
 def promoted_text(entry: Entry) -> str:
-    """An entry as a MEMORY.md bullet: no timestamp, checkbox or marker of its day, nested
-    lines kept under it."""
-    lines = entry.text.split("\n")
-    first = strip_leading_stamp(_LEAD.sub("", lines[0], count=1)).strip()
-    rest = [line for line in lines[1:]]
-    indent = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
-    body = [f"- {first}"] + [("  " + line[indent:]) if line.strip() else "" for line in rest]
-    return "\n".join(body).rstrip() + "\n"
+    """An entry as a MEMORY.md bullet, in the user's words (core.verbatim): no time stamp,
+    checkbox or marker of its day, nested lines kept under it."""
+    return bullet(entry.text)
 
 
 # --- sections -----------------------------------------------------------------------------

@@ -9,6 +9,9 @@ Protective rules: open notes (today, yesterday) are only ever appended to; MEMOR
 stays within its budget (least recently used entries are demoted first, never on the
 first run); facts are promoted, not logs; routine events are never promoted by count;
 a plan removing more than `max_removal_share` of a file's entries needs --force.
+Copies are verbatim (core.verbatim), and a secret never leaves its note: an entry
+`memcli check` would flag is neither promoted, summarised, superseded nor demoted; a plan
+note names its place (core.withheld).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from memcli.core.scoring import Tier, scoring_text
 from memcli.core.subjects import retired_object, subject_tokens
 from memcli.core.summarize import Digest, digest_of_notes, plain_render, week_of
 from memcli.core.tokens import estimate_tokens, is_mostly_cjk
+from memcli.core.withheld import holds_secret, left_out
 
 ACTIONS = ("merge", "drop", "promote", "supersede", "demote", "summarize", "archive")
 COLD = f"{ARCHIVE_DIR}/core-cold.md"
@@ -280,6 +284,7 @@ class _Planner:
         self.trash: list[Trashed] = []
         self.events: list[Event] = []
         self.notes: list[str] = []
+        self.withheld: list[str] = []  # places of entries left where they are: they hold a secret
         self.no_room: dict[str, list[str]] = defaultdict(list)  # why there is no room -> for what
         self.removed: dict[str, list[Entry]] = defaultdict(list)
         self.gone: set[int] = set()  # entries leaving their place in this plan
@@ -342,6 +347,8 @@ class _Planner:
         self.plan_merges()
         self.plan_finished_tasks()
         self.note_no_room()
+        if self.withheld:
+            self.notes.append(left_out(self.withheld))
         over = self.removal_shares()
         writes = self.assemble()
         return Plan(
@@ -396,6 +403,7 @@ class _Planner:
                     "weekly-digest", week, entries, sources, self.now, budget, count_tokens=False
                 )
                 self.summaries[path] = self.view.render(digest)
+                self.withheld += digest.withheld
                 self.actions.append(
                     Action(
                         "summarize",
@@ -569,6 +577,8 @@ class _Planner:
             if f.rel not in self.archived:
                 self.notes.append(f"{place(old.entry)} is in an open note; not retired ({reason})")
             return
+        if self.holds_secret(old):
+            return  # superseded.md would carry the secret: it stays, and so does the newer entry
         self.gone.add(o)
         self.removed[f.rel].append(old.entry)
         if f.role is Role.CORE:
@@ -578,6 +588,14 @@ class _Planner:
         self.record("supersede", old, reason, to=SUPERSEDED, by=place(new.entry))
         if f.role is Role.CORE and new.role in SOURCE_ROLES and not self.in_core_group(n):
             self.promote(n, f"replaces the MEMORY.md entry {place(old.entry)}", category(old))
+
+    def holds_secret(self, a: Assessed, *copies: str) -> bool:
+        """Whether `memcli check` would flag the entry (or the copy of it to be written):
+        then no copy is written, and the plan's note names its place."""
+        if not holds_secret(a.entry.text, *copies):
+            return False
+        self.withheld.append(place(a.entry))
+        return True
 
     def is_noise(self, i: int) -> bool:
         return self.analysis.assessed[i].tier is Tier.DISCARD
@@ -601,7 +619,7 @@ class _Planner:
         limit = self.today - timedelta(days=self.policy.core_unused_days)
         for i, clock in sorted(self.clock.items(), key=lambda kv: kv[1]):
             a = self.analysis.assessed[i]
-            if clock < limit and not a.entry.pinned and i not in self.gone:
+            if clock < limit and not a.entry.pinned and i not in self.gone and not self.holds_secret(a):
                 self.demote(i, f"not mentioned since {clock} (over {self.policy.core_unused_days} days)")
 
     def demote(self, i: int, reason: str) -> None:
@@ -672,6 +690,8 @@ class _Planner:
                 if self.analysis.assessed[m].role in SOURCE_ROLES
                 and (self.analysis.assessed[m].entry.date or date.min) > since
             ]
+            if self.holds_secret(a):
+                continue
             bullet = MEMCLI_MARKER.sub("", promoted_text(a.entry).rstrip("\n")) + "\n"
             said = max(m.entry.date or date.min for m in again) if again else None
             if again and self.make_room(self.cost(category(a), bullet), f"{place(a.entry)} comes back", said):
@@ -713,8 +733,14 @@ class _Planner:
             self.no_room[f"over {budget:,} characters, and the first run demotes nothing"].append(why)
             return False
         if self._lru is None:  # the clocks are fixed for the run: sort once
+            movable = (  # pinned entries stay, and cold storage is no place for a secret
+                i
+                for i in self.clock
+                if not self.analysis.assessed[i].entry.pinned
+                and not holds_secret(self.analysis.assessed[i].entry.text)
+            )
             self._lru = sorted(
-                (i for i in self.clock if not self.analysis.assessed[i].entry.pinned),
+                movable,
                 key=lambda i: (self.clock[i], self.analysis.assessed[i].entry.first_line),
             )
         freed, chosen = 0, []
@@ -751,6 +777,8 @@ class _Planner:
             self.no_room[full].append(place(a.entry))
             return
         bullet = promoted_text(a.entry)
+        if self.holds_secret(a, bullet):
+            return
         seen = self.analysis.groups[a.group].last_seen if a.group is not None else None
         said = max((d for d in (a.entry.date, seen) if d is not None), default=None)
         if not self.make_room(self.cost(kind, bullet), place(a.entry), said):

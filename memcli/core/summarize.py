@@ -10,28 +10,34 @@ only the conclusion the assistant drew from them, and an error followed by retri
 leaves only the fix that worked (the assistant's words between the error and the retry
 are dropped). What the result looks like is the template's business
 (memcli.workspace.templates); this module hands it a `Digest`.
+
+Every item is the user's text (core.verbatim): an entry or a message on one line, its
+lines joined with "; ", cut at a word boundary with "…" when long; a message is read up
+to its first table. A text that holds a secret (core.withheld) is never an item of a
+summary: the digest names its place in `withheld` instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from memcli.core.analysis import Assessed
 from memcli.core.conversation import READ_TOOLS, WRITE_TOOLS, Message
-from memcli.core.edit import promoted_text
 from memcli.core.rules import DEFAULT_RULES, Rules, compile_cues
 from memcli.core.scoring import Tier, score_text
 from memcli.core.tokens import estimate_tokens, is_mostly_cjk
+from memcli.core.verbatim import one_line, prose
+from memcli.core.withheld import holds_secret
 
 SUMMARY_TOKENS = 800
 SESSION_MIN_TOKENS = 40
 SMALLEST_ITEM = 4  # tokens: when less is left, the summary is full
 MISSES_BEFORE_FULL = 200  # items in a row too long for what is left: the summary is full
-ITEM_MAX_CHARS = 400  # a longer message is cut to its first sentences
+ITEM_MAX_CHARS = 400  # a longer text is cut at a word boundary, ending in "…"
 
 CLASSES = ("goal", "preference", "decision", "environment", "knowledge", "pending", "done", "other")
 KEPT_FIRST = ("preference", "decision")  # never dropped while anything else is kept
@@ -75,7 +81,6 @@ PENDING_CUES = (
 _GOAL = compile_cues(GOAL_CUES)
 _DONE = compile_cues(DONE_CUES)
 _PENDING = compile_cues(PENDING_CUES)
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,7 @@ class Item:
     rank: float  # decayed score: higher is kept first
     order: int  # place in the source, to print items in the order they happened
     source: str = ""  # path:line, or the message id
+    full: str = ""  # the whole text the item copies from (read for secrets)
 
     @property
     def tokens(self) -> int:
@@ -110,6 +116,7 @@ class Digest:
     previous: str | None = None  # the previous compaction's summary, merged by the template
     headings: dict[str, str] = field(default_factory=dict)
     found: dict[str, int] = field(default_factory=dict)  # items of each class before choosing
+    withheld: tuple[str, ...] = ()  # places of texts left out because they hold a secret
 
     def kept(self) -> dict[str, int]:
         return {kind: len(self.by_kind(kind)) for kind in CLASSES if self.by_kind(kind)}
@@ -221,7 +228,7 @@ def entry_items(entries: Sequence[Assessed]) -> list[Item]:
     """The summarisable entries of some notes (no noise, no routine events), with their raw
     text: `written_out` gives the kept ones their one-line form (a week has thousands)."""
     return [
-        Item(_ruled_kind(a), a.entry.text, a.decayed, n, place_of(a))
+        Item(_ruled_kind(a), a.entry.text, a.decayed, n, place_of(a), a.entry.text)
         for n, a in enumerate(entries)
         if a.tier is not Tier.DISCARD and not a.scored.routine and a.entry.kind in SUMMARY_KINDS
     ]
@@ -237,9 +244,14 @@ def _ruled_kind(a: Assessed) -> str:
 
 
 def written_out(items: Sequence[Item], entries: Sequence[Assessed]) -> list[Item]:
-    """The kept items in their one-line form and their full class."""
+    """The kept items in their one-line form (the entry's words, core.verbatim) and their
+    full class."""
     return [
-        replace(i, kind=classify(entries[i.order]), text=_one_line(promoted_text(entries[i.order].entry)))
+        replace(
+            i,
+            kind=classify(entries[i.order]),
+            text=one_line(entries[i.order].entry.text, ITEM_MAX_CHARS),
+        )
         for i in items
     ]
 
@@ -250,23 +262,6 @@ def place_of(a: Assessed) -> str:
 
 _NESTED_MARK = re.compile(r"^(?:[-+*]|\d{1,9}[.)])\s+")
 SUMMARY_KINDS = frozenset({"bullet", "task", "paragraph", "quote"})  # not tables, code, headings
-
-
-def _one_line(text: str) -> str:
-    """An entry on one line: its nested items after a semicolon each."""
-    lines = [line.strip() for line in text.strip().removeprefix("- ").split("\n") if line.strip()]
-    if not lines:
-        return ""
-    first, *rest = lines
-    body = "; ".join([first, *(_NESTED_MARK.sub("", line, count=1) for line in rest)])
-    if len(body) <= ITEM_MAX_CHARS:
-        return body
-    cut = ""
-    for sentence in _SENTENCE_END.split(body):
-        if len(cut) + len(sentence) > ITEM_MAX_CHARS:
-            break
-        cut += sentence + " "
-    return (cut.strip() or body[:ITEM_MAX_CHARS]).rstrip() + " …"
 
 
 # --- transcripts ----------------------------------------------------------------------------
@@ -300,7 +295,6 @@ def compress(messages: Sequence[Message]) -> list[Message]:
     return kept + after_error
 
 
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$", re.MULTILINE)
 _ACK = compile_cues(
     ("收到", "好的", "明白", "了解", "记下了", "ok", "okay", "got it", "sure", "noted", "will do")
 )
@@ -373,7 +367,8 @@ def message_items(messages: Sequence[Message], rules: Rules = DEFAULT_RULES) -> 
         (m for m in kept if m.role == "user" and len(m.text.strip()) > GREETING_MAX_CHARS), None
     )
     for n, m in enumerate(kept):
-        body = _TABLE_ROW.sub("", m.text).strip()
+        before_table, more = prose(m.text)  # a table's rows are no sentence to quote
+        body = before_table.strip()
         if not body:
             continue
         scored = score_text(body, rules)
@@ -390,7 +385,8 @@ def message_items(messages: Sequence[Message], rules: Rules = DEFAULT_RULES) -> 
         if acknowledges or (idle and kind not in ("goal", *KEPT_FIRST)):
             continue  # "收到，…", "BullMQ 现在最新是哪个版本？", "要不要我…？", "列吧"
         rank = scored.score + (2.0 if kind in KEPT_FIRST else 0.0) + 0.5 * n / max(1, len(kept))
-        items.append(Item(kind, _one_line(body), rank, n, m.id))
+        text = one_line(body, ITEM_MAX_CHARS, stamp=False, more=more)
+        items.append(Item(kind, text, rank, n, m.id or f"line {m.index + 1}", m.text))
     return items
 
 
@@ -432,9 +428,13 @@ def session_budget(budget: int, tokens_in: int) -> int:
     return min(budget, max(SESSION_MIN_TOKENS, tokens_in // 5))
 
 
-def select(items: Sequence[Item], budget: int = SUMMARY_TOKENS) -> list[Item]:
+def select(
+    items: Sequence[Item], budget: int = SUMMARY_TOKENS, refuse: Callable[[Item], bool] | None = None
+) -> list[Item]:
     """The items kept within `budget` tokens, in source order: preferences and decisions
-    first, then the highest ranked; a text said twice is kept once."""
+    first, then the highest ranked; a text said twice is kept once. `refuse` is asked
+    only about an item that would be kept (reading every entry of a year for secrets
+    would cost more than the summary)."""
     ordered = sorted(items, key=lambda i: (_priority(i.kind), -i.rank, i.order))
     kept: list[Item] = []
     seen: set[str] = set()
@@ -449,6 +449,8 @@ def select(items: Sequence[Item], budget: int = SUMMARY_TOKENS) -> list[Item]:
             continue
         key = " ".join(item.text.casefold().split())
         if key in seen:
+            continue
+        if refuse is not None and refuse(item):
             continue
         misses = 0
         seen.add(key)
@@ -470,17 +472,40 @@ def digest_of_notes(
     """A summary of notes' entries; `count_tokens` False leaves `tokens_in` at 0 (gc needs
     no figure for the weeks it closes)."""
     items = entry_items(entries)
+    withheld: list[str] = []
+    refuse = _secret_filter(withheld, str)
+    kept = [i for i in written_out(select(items, budget, refuse), entries) if not refuse(i)]
     return Digest(
         kind,
         period,
         tuple(sources),
         generated,
         language or language_of([a.entry.text for a in entries[:200]]),
-        tuple(written_out(select(items, budget), entries)),
+        tuple(kept),
         sum(estimate_tokens(a.entry.text) for a in entries) if count_tokens else 0,
         budget,
         found=_count(items),
+        withheld=tuple(withheld),
     )
+
+
+def _secret_filter(withheld: list[str], place: Callable[[str], str]) -> Callable[[Item], bool]:
+    """A `refuse` for `select`: True for an item whose text (or the text it copies) holds
+    a secret, whose place (`place(item.source)`) it adds to `withheld`."""
+
+    def refuse(item: Item) -> bool:
+        if holds_secret(item.text, item.full):
+            withheld.append(place(item.source))
+            return True
+        return False
+
+    return refuse
+
+
+def message_place(source: str) -> str:
+    """Where a message item came from, as a note names it: "message 1a2b3c4d", "line 12"
+    (a transcript without ids), "previous summary"."""
+    return source if source == "previous summary" or source.startswith("line ") else f"message {source}"
 
 
 def _count(items: Sequence[Item]) -> dict[str, int]:
@@ -515,19 +540,22 @@ def digest_of_session(
         goals = {i.text for i in earlier if i.kind == "goal"}
         items = [replace(i, kind="other") if i.kind == "goal" and goals else i for i in items]
     items = earlier + items
+    withheld: list[str] = []
+    kept = select(items, budget, _secret_filter(withheld, message_place))
     return Digest(
         kind,
         period,
         tuple(sources),
         generated,
         language or language_of(said),
-        tuple(select(items, budget)),
+        tuple(kept),
         tokens_in,
         budget,
         read,
         written,
         previous,
         found=_count(items),
+        withheld=tuple(withheld),
     )
 
 

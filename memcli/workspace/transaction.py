@@ -34,6 +34,7 @@ from typing import Any
 
 from memcli.core.lifecycle import Event, FileWrite, History, Plan, Trashed
 from memcli.core.roles import STATE_DIR
+from memcli.core.withheld import holds_secret
 from memcli.errors import ConflictError, DataError
 from memcli.workspace.files import (
     NOFOLLOW,
@@ -56,6 +57,9 @@ from memcli.workspace.files import (
 )
 from memcli.workspace.layout import scan
 
+# the ledger is a history, not a place memory lives: a text holding a secret is not copied
+# into it (the trash keeps the entry whole, to give it back)
+SECRET_WITHHELD = "(text withheld: it holds a secret; see its place)"
 JOURNAL_DIR = f"{STATE_DIR}/journal"
 TRASH_DIR = f"{STATE_DIR}/trash"
 LEDGER = f"{STATE_DIR}/ledger.jsonl"
@@ -352,7 +356,7 @@ def append_ledger(root: Path, events: Iterable[Event], tx: str, now: datetime) -
                 "to": e.to,
                 "reason": e.reason,
                 "day": e.day or now.date().isoformat(),
-                "text": e.text[:2000],
+                "text": SECRET_WITHHELD if holds_secret(e.text) else e.text[:2000],
             },
             ensure_ascii=False,
         )
