@@ -30,6 +30,10 @@ def _coerce(name: str, value: Any, where: str) -> Any:
     """One setting checked and converted; `where` names it as the user wrote it."""
     f = POLICY_FIELDS[name]
     default = f.default
+    if isinstance(default, tuple):
+        if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise ConfigError(f"{where} must be a list of non-empty strings, got {_brief(value)}")
+        return tuple(v.strip() for v in value)
     if isinstance(default, str):
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a string, got {_brief(value)}")
@@ -94,6 +98,8 @@ def _from_env_text(name: str, text: str, var: str) -> Any:
     default = POLICY_FIELDS[name].default
     if isinstance(default, str):
         return text
+    if isinstance(default, tuple):  # MEMCLI_ARCHIVE_GLOBS="memory/projects/*.md,memory/p0/*.md"
+        return [part for part in text.split(",") if part.strip()]
     try:
         return float(text) if "." in text or "e" in text.lower() or "n" in text.lower() else int(text)
     except ValueError:
@@ -242,7 +248,12 @@ def default_toml() -> str:
     ]
     for name, f in POLICY_FIELDS.items():
         value = f.default
-        shown = f'"{value}"' if isinstance(value, str) else repr(value)
+        if isinstance(value, str):
+            shown = f'"{value}"'
+        elif isinstance(value, tuple):
+            shown = "[" + ", ".join(f'"{v}"' for v in value) + "]"
+        else:
+            shown = repr(value)
         lines.append(f"# {f.metadata['doc']}")
         lines.append(f"# {name} = {shown}")
         lines.append("")

@@ -201,9 +201,9 @@ def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
     return snap, view, analysis
 
 
-def plan_gc(run: Runtime) -> tuple[Snapshot, Plan]:
+def plan_gc(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan]:
     snap, view, analysis = gc_view(run)
-    return snap, plan(view, analysis, run.policy, run.rules, run.now_local)
+    return snap, plan(view, analysis, run.policy, run.rules, run.now_local, fit=fit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,20 +28,29 @@ def gc(
     force: Annotated[
         bool, typer.Option("--force", help="Apply even when a file would lose more than max_removal_share.")
     ] = False,
+    fit: Annotated[
+        bool,
+        typer.Option(
+            "--fit",
+            help="Bring an over-budget MEMORY.md within core_max_chars by demoting its least valuable "
+            "unpinned entries (lowest score, least recently mentioned) to memory/archive/core-cold.md.",
+        ),
+    ] = False,
 ) -> None:
     """Merge duplicates, drop noise, promote durable facts to MEMORY.md, retire superseded and
     unused ones, summarise finished weeks and archive their notes, in one transaction.
 
     Nothing is deleted: noise and merged copies go to .memcli/trash/, retired entries to
     memory/archive/, whole notes to memory/archive/YYYY/MM/. `memcli undo` reverts the run.
-    Today's and yesterday's notes are never rewritten. Run it nightly from cron.
+    Today's and yesterday's notes are never rewritten. Run it nightly from cron. A MEMORY.md
+    over its budget gets a warning with the figures; --fit demotes until it fits.
     --dry-run and --diff are previews: they take no lock and write nothing (but memcli's
     cache in .memcli/); applying is `memcli gc` alone.
     """
     run = runtime(ctx)
     out = output(ctx)
     if dry_run or diff:
-        _, plan = plan_gc(run)
+        _, plan = plan_gc(run, fit)
         show(out, plan, diff, applied=None)
         return
     with WorkspaceLock(run.root, "gc", run.policy.lock_timeout_seconds) as lock:
@@ -49,7 +58,7 @@ def gc(
             out.note(f"took over the lock left by {lock.stale.describe()}, which no longer runs")
         for done in recover(run.root, run.now):
             out.note(done.describe())
-        _, plan = plan_gc(run)
+        _, plan = plan_gc(run, fit)
         if plan.over_share and not force:
             files = ", ".join(f"{rel} ({gone} of {total})" for rel, gone, total in plan.over_share)
             raise ConflictError(

@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from fnmatch import fnmatchcase
 from typing import Any
 
 from memcli.core.analysis import Analysis, Assessed
@@ -268,8 +269,15 @@ def category(a: Assessed) -> str:
 
 class _Planner:
     def __init__(
-        self, view: View, analysis: Analysis, policy: Policy, rules: Rules, now_local: datetime
+        self,
+        view: View,
+        analysis: Analysis,
+        policy: Policy,
+        rules: Rules,
+        now_local: datetime,
+        fit: bool = False,
     ) -> None:
+        self.fit = fit
         self.view = view
         self.analysis = analysis
         self.policy = policy
@@ -344,6 +352,7 @@ class _Planner:
         self.plan_drop()
         self.plan_demote_unused()
         self.plan_promotions()
+        self.plan_fit()
         self.plan_merges()
         self.plan_finished_tasks()
         self.note_no_room()
@@ -388,7 +397,7 @@ class _Planner:
         moved to memory/archive/YYYY/MM/ unchanged."""
         by_week: dict[str, list[MemoryFile]] = defaultdict(list)
         for f, _ in self.view.files:
-            if f.role in SOURCE_ROLES and f.date is not None and not self.is_open(f):
+            if f.role in SOURCE_ROLES and f.date is not None and not self.is_open(f) and self.archivable(f):
                 week, last_day = week_of(f.date)
                 if last_day < self.window_start:
                     by_week[week].append(f)
@@ -420,8 +429,17 @@ class _Planner:
         them (it drops their noise and promotes their facts first)."""
         for f, _ in self.view.files:
             closed = f.role in SOURCE_ROLES and f.date is not None and not self.is_open(f)
-            if closed and f.rel not in self.archived and self.finished_task_note(f):
+            if closed and self.archivable(f) and f.rel not in self.archived and self.finished_task_note(f):
                 self.archive(f, "a finished task note, done for over a day")
+
+    def archivable(self, f: MemoryFile) -> bool:
+        """Only date-named daily notes are summarised and archived: those right in memory/
+        or under memory/daily/, and those archive_globs names. Dated notes kept elsewhere
+        (memory/projects/, memory/P0/, …) stay where their owner put them."""
+        folder = f.rel.rsplit("/", 1)[0]
+        if folder == "memory" or folder == "memory/daily" or folder.startswith("memory/daily/"):
+            return True
+        return any(fnmatchcase(f.rel, pattern) for pattern in self.policy.archive_globs)
 
     def finished_task_note(self, f: MemoryFile) -> bool:
         staying = [self.analysis.assessed[i].entry for i in self.by_file[f.rel] if i not in self.gone]
@@ -759,6 +777,52 @@ class _Planner:
         self.core_chars += size
         return True
 
+    def plan_fit(self) -> None:
+        """A MEMORY.md over its budget (core_max_chars): with --fit, its least valuable
+        unpinned entries (lowest score, then least recently mentioned) are demoted until it
+        fits, each shown in the plan; without, a note gives the figures and says what --fit
+        would demote. A first run may fit too: the user asked for it."""
+        budget = self.policy.core_max_chars
+        if self.core is None or self.core_chars <= budget:
+            return
+        assessed = self.analysis.assessed
+        movable = sorted(
+            (
+                i
+                for i in self.clock
+                if i not in self.gone
+                and not assessed[i].entry.pinned
+                and not holds_secret(assessed[i].entry.text)
+            ),
+            key=lambda i: (assessed[i].scored.score, self.clock[i], -assessed[i].entry.first_line),
+        )
+        chars, chosen = self.core_chars, []
+        for i in movable:
+            if chars <= budget:
+                break
+            chosen.append(i)
+            chars -= len(assessed[i].entry.text) + 1
+        over = f"{self.core} is {self.core_chars:,} characters, over core_max_chars ({budget:,})"
+        if not self.fit:
+            named = ", ".join(place(assessed[i].entry) for i in chosen[:3])
+            more = f" and {len(chosen) - 3:,} more" if len(chosen) > 3 else ""
+            stays = "pinned entries and entries holding a secret stay: it still would not fit"
+            fits = "" if chars <= budget else f" ({stays})"
+            entries = "entry" if len(chosen) == 1 else "entries"
+            self.notes.append(
+                f"{over}: `memcli gc --fit` would demote {len(chosen):,} {entries} ({named}{more}){fits}"
+            )
+            return
+        for i in chosen:
+            a = assessed[i]
+            self.demote(i, f"--fit: score {a.scored.score:g}, last mentioned {self.clock[i]}; {over}")
+            self.moved.add(id(a.entry))  # asked for, and kept in cold storage: not a removal to guard
+        if self.core_chars > budget:
+            self.notes.append(
+                f"{self.core} is still {self.core_chars:,} characters after --fit: its pinned entries "
+                "and entries holding a secret stay"
+            )
+
     def note_no_room(self) -> None:
         """One note per reason, naming the first few entries left out rather than each one."""
         shown = 3
@@ -968,6 +1032,9 @@ class _Planner:
         return FileWrite(rel, before, text)
 
 
-def plan(view: View, analysis: Analysis, policy: Policy, rules: Rules, now_local: datetime) -> Plan:
-    """Everything gc would do, and why (pure: files, policy, history and time in; plan out)."""
-    return _Planner(view, analysis, policy, rules, now_local).run()
+def plan(
+    view: View, analysis: Analysis, policy: Policy, rules: Rules, now_local: datetime, fit: bool = False
+) -> Plan:
+    """Everything gc would do, and why (pure: files, policy, history and time in; plan out).
+    With `fit`, a MEMORY.md over its budget is brought within it (see _Planner.plan_fit)."""
+    return _Planner(view, analysis, policy, rules, now_local, fit).run()

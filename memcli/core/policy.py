@@ -80,6 +80,12 @@ class Policy:
     summary_tokens: int = _key(800, "token budget of a summary", 50, MAX_COUNT)
     summarizer_cmd: str = _key("", "a command that turns the summary prompt (stdin) into a summary", None)
     summarizer_timeout_seconds: float = _key(60.0, "how long --summarizer-cmd may take", 1, MAX_SECONDS)
+    archive_globs: tuple[str, ...] = _key(
+        (),
+        "dated notes outside memory/ and memory/daily/ that gc may also summarise and archive "
+        '(glob patterns of workspace paths, * crossing folders: ["memory/projects/*.md"])',
+        None,
+    )
 
     rules: tuple[RuleOverride, ...] = field(default=(), metadata={"doc": "[rules] overrides", "table": True})
 
