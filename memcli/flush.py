@@ -118,11 +118,14 @@ def new_items(items: Sequence[Item], known: set[str]) -> tuple[list[str], int]:
     fresh: list[str] = []
     skipped = 0
     seen = set(known)
+    # one search of all of memory per item (a NUL never occurs in a normalised text): a
+    # loop over every entry made a flush quadratic in the size of memory
+    everything = "\0".join(known)
     for item in items:
         key = normalise(f"- {item.text}")
         if not key:
             continue
-        if key in seen or any(key in k for k in known if len(k) > len(key)):
+        if key in seen or key in everything:
             skipped += 1
             continue
         seen.add(key)
