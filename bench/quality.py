@@ -34,7 +34,7 @@ import json
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -139,7 +139,8 @@ class Scores:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     def row(self) -> str:
-        return f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}  (tp {self.tp}, fp {self.fp}, fn {self.fn})"
+        figures = f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}"
+        return f"{figures}  (tp {self.tp}, fp {self.fp}, fn {self.fn})"
 
 
 @dataclass
@@ -348,7 +349,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "missed": dict(pairs.missed),
                 "misses": pairs.misses,
             },
-            "supersede": {"core": vars(supersede.core), "note": vars(supersede.note), "misses": supersede.misses},
+            "supersede": {
+                "core": vars(supersede.core),
+                "note": vars(supersede.note),
+                "misses": supersede.misses,
+            },
         }
         args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
