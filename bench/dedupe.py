@@ -6,8 +6,8 @@ Measures, in one run on this machine:
   `memcli --json dedupe` on each workspace, beside a floor measured in the same
   run: `cat` of every note (reading every byte) and `memcli --help` (start-up);
 - the decade/year time ratio (near-linear means at most about 10-12);
-- blocking recall: on a 5,000-entry sample, the share of the duplicate pairs
-  found by comparing *every* pair that the blocking also proposes;
+- blocking recall: on a 5,000-entry sample, the share of the pairs that judging *every*
+  pair (judgement.duplicates' verdict) finds the same fact that the blocking also proposes;
 - dedupe quality against the planted manifest: recall of planted duplicate
   pairs, near misses wrongly merged, merges across planted groups.
 
@@ -26,6 +26,7 @@ import random
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from pathlib import Path
@@ -36,12 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import NOW, ensure_workspace, fmt_row, measure, memcli, note_files, write_block
 
 from memcli.core.entries import parse
-from memcli.core.similarity import (
-    candidate_pairs,
-    describe,
-    substitutes_a_name,
-    values_agree,
-)
+from memcli.core.judgement.duplicates import judge
+from memcli.core.judgement.wording import HEAVY, Shape, shape, sketch, value_keys
+from memcli.core.similarity import candidate_pairs
 
 THRESHOLD = 0.8
 SAMPLE = 5000
@@ -75,43 +73,41 @@ def enriched_sample(texts: Sequence[str], manifest: dict[str, Any], seed: int) -
 
 
 def blocking_recall(texts: Sequence[str]) -> dict[str, Any]:
-    """All-pairs comparison on a sample versus the blocking, with the same duplicate test."""
-    from rapidfuzz import fuzz, process
+    """All-pairs judging on a sample versus the blocking, with the same verdict.
 
-    described: dict[tuple[str, frozenset[str], bool], None] = {}
+    "All pairs" leaves out only the pairs that share no feature that carries a fact (no
+    concept, word, value or Chinese character): the verdict never finds those the same."""
+    shapes: dict[tuple[str, frozenset[str], frozenset[str]], Shape] = {}
     for text in texts:
-        key = describe(text)
-        if key[0]:
-            described.setdefault(key, None)
-    keys = list(described)
-    norms = [k[0] for k in keys]
-
-    def duplicate(i: int, j: int) -> bool:
-        (a, vi, ni), (b, vj, nj) = keys[i], keys[j]
-        return ni == nj and values_agree(vi, vj) and not substitutes_a_name(a, b)
-
-    similar: set[tuple[int, int]] = set()
+        s = shape(text)
+        if s.norm:
+            shapes.setdefault((s.norm, s.values, s.status), s)
+    keys = list(shapes.values())
+    by_feature: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(keys):
+        for f, w in s.weights.items():
+            if w >= HEAVY:
+                by_feature[f].append(i)
     start = time.perf_counter()
-    for i in range(len(norms)):
-        rest = norms[i + 1 :]
-        for _, _, j in process.extract(
-            norms[i], rest, scorer=fuzz.ratio, score_cutoff=THRESHOLD * 100, limit=None
-        ):
-            similar.add((i, i + 1 + j))
+    truth: set[tuple[int, int]] = set()
+    compared = 0
+    for i, s in enumerate(keys):
+        sharing = {j for f, w in s.weights.items() if w >= HEAVY for j in by_feature[f] if j > i}
+        compared += len(sharing)
+        truth.update((i, j) for j in sharing if judge(s, keys[j], THRESHOLD).same)
     all_pairs_seconds = time.perf_counter() - start
-    truth = {p for p in similar if duplicate(*p)}
     start = time.perf_counter()
-    proposed = set(candidate_pairs(norms, [k[1] for k in keys], THRESHOLD))
+    sketches = [sketch(s.norm, s.values) for s in keys]
+    proposed = set(candidate_pairs(sketches, [value_keys(s.values) for s in keys], THRESHOLD))
     blocking_seconds = time.perf_counter() - start
     return {
         "sample": len(keys),
         "pairs_compared_all": len(keys) * (len(keys) - 1) // 2,
+        "pairs_sharing_a_feature": compared,
         "pairs_proposed": len(proposed),
         "duplicate_pairs": len(truth),
         "duplicate_pairs_found": len(truth & proposed),
         "recall": len(truth & proposed) / len(truth) if truth else 1.0,
-        "similar_pairs": len(similar),
-        "similar_recall": len(similar & proposed) / len(similar) if similar else 1.0,
         "all_pairs_seconds": all_pairs_seconds,
         "blocking_seconds": blocking_seconds,
     }

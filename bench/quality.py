@@ -22,7 +22,11 @@ files over the removal share, MEMORY.md's size): `bench/generate.py` makes them.
 
 Usage::
 
-    python bench/quality.py [--gold ../shared/gold] [--bench] [--misses N] [--json FILE]
+    python bench/quality.py [--gold ../shared/gold] [--half even|odd] [--bench] [--misses N [--why]]
+                            [--json FILE]
+
+--half keeps only the rows whose id number is even (e002, p002, s002, …) or odd: develop on
+one half, check on the other, so that a rule fitted to the lines it was made from shows.
 
 CI does not run it; bench/RESULTS.md keeps its figures before and after each change.
 """
@@ -47,6 +51,7 @@ sys.path.insert(0, str(REPO))
 
 from memcli.core.analysis import analyse  # noqa: E402
 from memcli.core.entries import parse  # noqa: E402
+from memcli.core.judgement.importance import judge_text  # noqa: E402
 from memcli.core.lifecycle import History, Plan, View, plan  # noqa: E402
 from memcli.core.policy import Policy  # noqa: E402
 from memcli.core.roles import MemoryFile, classify  # noqa: E402
@@ -60,6 +65,14 @@ POLICY = Policy()
 
 def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def half(rows: list[dict[str, Any]], which: str | None) -> list[dict[str, Any]]:
+    """The rows whose id number (e002 -> 2) is even or odd; all of them without `which`."""
+    if which is None:
+        return rows
+    parity = 0 if which == "even" else 1
+    return [r for r in rows if int("".join(ch for ch in r["id"] if ch.isdigit())) % 2 == parity]
 
 
 def as_line(text: str) -> str:
@@ -139,8 +152,8 @@ class Scores:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     def row(self) -> str:
-        figures = f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}"
-        return f"{figures}  (tp {self.tp}, fp {self.fp}, fn {self.fn})"
+        counts = f"(tp {self.tp}, fp {self.fp}, fn {self.fn})"
+        return f"P {self.precision:.3f}  R {self.recall:.3f}  F1 {self.f1:.3f}  {counts}"
 
 
 @dataclass
@@ -300,15 +313,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bench", action="store_true", help="also gc --dry-run on bench/workspaces/year")
     parser.add_argument("--misses", type=int, default=0, help="list this many misses of each task")
     parser.add_argument("--json", type=Path, help="write the figures (and every miss) to this file")
+    parser.add_argument(
+        "--half", choices=("even", "odd"), help="only the rows with an even (or odd) id number"
+    )
+    parser.add_argument(
+        "--why", action="store_true", help="with --misses: the rule that decided each entry's label"
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    entries = run_entries(load(args.gold / "entries.jsonl"))
-    pairs = run_pairs(load(args.gold / "pairs.jsonl"))
-    supersede = run_supersede(load(args.gold / "supersede.jsonl"))
+    entries = run_entries(half(load(args.gold / "entries.jsonl"), args.half))
+    pairs = run_pairs(half(load(args.gold / "pairs.jsonl"), args.half))
+    supersede_rows = half(load(args.gold / "supersede.jsonl"), args.half)
+    supersede = run_supersede(supersede_rows)
     seconds = time.perf_counter() - started
 
-    print(f"# memcli judgement on {args.gold} ({seconds:.1f} s)\n")
+    which = f", {args.half} half" if args.half else ""
+    print(f"# memcli judgement on {args.gold}{which} ({seconds:.1f} s)\n")
     print(f"entries.jsonl ({sum(entries.by_label.values())} entries)")
     print(f"  core   {entries.core.row()}")
     for label in ("transient", "routine", "log"):
@@ -319,13 +340,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for kind in sorted(pairs.by_kind):
         fm, mi = pairs.false_merges[kind], pairs.missed[kind]
         print(f"  {kind:32} {pairs.by_kind[kind]:3} pairs: {fm} false merges, {mi} misses")
-    print(f"\nsupersede.jsonl ({len(load(args.gold / 'supersede.jsonl'))} cases)")
+    print(f"\nsupersede.jsonl ({len(supersede_rows)} cases)")
     print(f"  old fact in MEMORY.md        {supersede.core.row()}")
     print(f"  old fact in an old daily note {supersede.note.row()}")
     if args.misses:
         print(f"\nmisses (first {args.misses} of each task)")
         for i, label, got, text in entries.misses[: args.misses]:
             print(f"  {i} {label:9} -> {got:5}  {text[:110]}")
+            if args.why:
+                print(f"{'':24}{judge_text(text).why[:100]}")  # the rule that decided the label
         for i, kind, what, a, b in pairs.misses[: args.misses]:
             print(f"  {i} {kind} {what}: {a[:60]!r} / {b[:60]!r}")
         for i, placement, what, old, new in supersede.misses[: args.misses]:

@@ -107,7 +107,7 @@ def dated_notes(root: Path) -> dict[str, str]:
 
 
 def archived(plan: dict) -> set[str]:  # type: ignore[type-arg]
-    return {a["from"] for a in plan["actions"] if a["action"] == "archive"}
+    return {a["files"][0] for a in plan["actions"] if a["action"] == "archive"}
 
 
 def test_only_daily_notes_are_summarised_and_archived(cli: Invoke, tmp_path: Path) -> None:

@@ -227,6 +227,14 @@ def test_score_command_json_and_text(cli: Invoke) -> None:
     assert piped["reasons"][0]["rule"] == "urgency"
 
 
+def test_score_command_shows_the_label_and_the_new_signals(cli: Invoke) -> None:
+    data = as_json(cli("--json", "score", "老刘负责机房的钥匙"))
+    assert data["label"] == "core" and data["why"] == "core: where it lives (负责)"
+    assert [(r["rule"], r["points"], r["cue"]) for r in data["reasons"]] == [("place", 2.0, "负责")]
+    text = cli("score", "Tomorrow: call the bank")
+    assert text.exit_code == 0 and "label transient: time-bounded (tomorrow)" in text.stdout
+
+
 def test_score_command_uses_the_workspace_rules(cli: Invoke, ws: Path) -> None:
     (ws / "memcli.toml").write_text("[rules.preference]\npoints = 1\n", encoding="utf-8")
     data = as_json(cli("--json", "-w", str(ws), "--now", NOW, "score", "I prefer tabs"))
@@ -242,7 +250,11 @@ def test_list_sorts_by_decayed_score_and_filters_by_tier_and_staleness(cli: Invo
     assert noise and all(e["tier"] == "discard" and e["score"] < 0 for e in noise)
     assert {"- 好的", "- ok thanks", "- got it"} <= {e["text"] for e in noise}
     stale = as_json(cli(*base, "--stale"))["entries"]
-    assert stale and all(e["stale"] and e["decayed"] < 1.0 and not e["pinned"] for e in stale)
+    assert stale and all(e["stale"] and not e["pinned"] for e in stale)
+    # A note's entry is stale when its decayed score falls below stale_below; a core
+    # entry (which does not decay) when no note has mentioned it for core_unused_days.
+    assert all(e["decayed"] < 1.0 for e in stale if not e["evergreen"])
+    assert all(e["last_seen"] < "2026-10-01" for e in stale if e["file"] == "MEMORY.md")
     everything = as_json(cli(*base))["entries"]
     pnpm = [e for e in everything if e["text"] == "- 用户偏好用 pnpm，不要用 npm 安装依赖"]
     assert len(pnpm) == 4 and all(e["mentions"] == 4 and e["last_seen"] == "2026-10-21" for e in pnpm)

@@ -7,12 +7,13 @@ This is where the scoring rules, decay and duplicate groups meet; `list`,
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from memcli.core.decay import age_days, decayed_score, is_stale
 from memcli.core.entries import Document, Entry
+from memcli.core.judgement import routine
 from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role
 from memcli.core.rules import Rules
@@ -125,8 +126,10 @@ def find_duplicates(
     threshold: float,
     mapper: Mapper = serial_map,
     facts: Mapping[str, TextFacts] | None = None,
+    recurring: Mapping[str, int] | None = None,
 ) -> tuple[list[tuple[MemoryFile, Entry]], list[DuplicateGroup]]:
-    """All entries in order, and the duplicate groups among them (indices into that list)."""
+    """All entries in order, and the duplicate groups among them (indices into that list).
+    `recurring`: texts routine by recurrence (`learn_routine`), like those routine by cue."""
     entries = [(f, e) for f, doc in files for e in doc.entries]
     if facts is None:
         facts = read_texts(files, rules, False, mapper)
@@ -141,7 +144,7 @@ def find_duplicates(
                 text=e.text,
                 date=e.date if f.role is not Role.CORE else None,
                 in_core=f.role is Role.CORE,
-                routine=facts[e.text].routine,
+                routine=facts[e.text].routine or e.text in (recurring or ()),
                 done=e.done,
             )
         )
@@ -175,7 +178,8 @@ def analyse(
     the files were parsed)."""
     if facts is None:
         facts = read_texts(files, rules, not only_duplicates, mapper)
-    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts)
+    recurring = learn_routine(files, facts, rules)
+    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts, recurring)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):
         membership[group.keep] = n
@@ -188,7 +192,7 @@ def analyse(
     }
     picked = sorted(membership) if only_duplicates else range(len(entries))
     position = {i: k for k, i in enumerate(picked)}
-    assessor = _Assessor(policy, rules, now_local)
+    assessor = _Assessor(policy, rules, now_local, recurring)
     assessor.scans.update((t, (f.scoring, f.signals)) for t, f in facts.items() if f.signals is not None)
     assessed = tuple(
         assessor.assess(*entries[i], groups, membership.get(i), membership.get(i) in core_groups)
@@ -213,12 +217,15 @@ def analyse(
 class _Assessor:
     """Scores, tiers and decays entries one by one, reusing the scan of a text seen before."""
 
-    def __init__(self, policy: Policy, rules: Rules, now_local: datetime) -> None:
+    def __init__(
+        self, policy: Policy, rules: Rules, now_local: datetime, recurring: Mapping[str, int] | None = None
+    ) -> None:
         self.policy = policy
         self.rules = rules
         self.now_local = now_local
         self.today = now_local.date()
         self.scans: dict[str, tuple[str, dict[str, str]]] = {}
+        self.recurring = recurring or {}
 
     def scan(self, text: str) -> tuple[str, dict[str, str]]:
         t = scoring_text(text)
@@ -253,6 +260,7 @@ class _Assessor:
             written=entry.date,
             mentions=mentions,
             repeats_core=in_core_group and not in_core,
+            recurring=0 if in_core else self.recurring.get(entry.text, 0),
         )
         evergreen = file.evergreen or entry.pinned
         age = 0.0 if evergreen else age_days(entry.date, entry.time, self.now_local)
@@ -266,6 +274,35 @@ class _Assessor:
             tier = tier_of(scored, policy, mentions)
             stale = not entry.pinned and is_stale(decayed, policy.stale_below)
         return Assessed(entry, file.role, scored, tier, decayed, stale, evergreen, mentions, first, last, g)
+
+
+def learn_routine(
+    files: Sequence[tuple[MemoryFile, Document]], facts: Mapping[str, TextFacts], rules: Rules
+) -> dict[str, int]:
+    """Texts of the daily notes that are routine by their recurrence (judgement.routine),
+    with the days their line shape was written on."""
+    dated = [
+        (e.text, f.date)
+        for f, doc in files
+        if f.role in _DAILY and f.date is not None
+        for e in doc.entries
+        if e.kind in DEDUPE_KINDS
+    ]
+
+    def normalised(text: str) -> str:
+        known = facts.get(text)
+        return known.description[0] if known is not None else normalise(text)
+
+    def signals(text: str) -> Collection[str]:
+        known = facts.get(text)
+        if known is not None and known.signals is not None:
+            return known.signals.keys()
+        return rules.scan(scoring_text(text)).keys()
+
+    return routine.learn(dated, normalised, signals)
+
+
+_DAILY = frozenset({Role.DAILY, Role.DAILY_SLUG})
 
 
 @dataclass(frozen=True, slots=True)

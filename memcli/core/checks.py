@@ -171,14 +171,15 @@ def duplicates(entries: Iterable[Entry], fixable: bool = True) -> list[Finding]:
     punctuation and case are set aside (near-duplicates are `memcli dedupe`'s; status
     lines, labels and commands repeat by nature and are left out). `fixable`:
     whether --fix may remove a copy from this file."""
-    first: dict[str, Entry] = {}
+    first: dict[tuple[str, bool | None], Entry] = {}
     found = []
     for entry in entries:
         if is_log(entry):
             continue  # "- Gateway: ✅ 运行中" at 09:00 and again at 15:00 is a log, not a repeat
-        key = normalise(entry.text)
-        if sum(2 if ch >= "\u2e80" else 1 for ch in key) < DUPLICATE_MIN_WIDTH:
+        words = normalise(entry.text)
+        if sum(2 if ch >= "\u2e80" else 1 for ch in words) < DUPLICATE_MIN_WIDTH:
             continue
+        key = (words, entry.done)  # an open task and the same task done are two states
         original = first.setdefault(key, entry)
         if original is entry:
             continue

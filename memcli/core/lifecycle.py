@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from fnmatch import fnmatchcase
@@ -35,60 +35,23 @@ from memcli.core.edit import (
     promoted_text,
     sections,
 )
-from memcli.core.entries import Document, Entry, leading_stamp, parse
+from memcli.core.entries import Document, Entry, parse
+from memcli.core.judgement import importance, promotion
+from memcli.core.judgement.promotion import is_log as is_log  # core.checks reads it from here
+from memcli.core.judgement.replacements import CORE, NOTE, Fact, Found, find_replacements
+from memcli.core.judgement.supersede import AT_MOST, Verdict
 from memcli.core.policy import Policy
 from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Tier, scoring_text
-from memcli.core.subjects import retired_object, subject_tokens
 from memcli.core.summarize import Digest, digest_of_notes, plain_render, week_of
-from memcli.core.tokens import estimate_tokens, is_mostly_cjk
+from memcli.core.tokens import is_mostly_cjk
 from memcli.core.withheld import holds_secret, left_out
 
 ACTIONS = ("merge", "drop", "promote", "supersede", "demote", "summarize", "archive")
 COLD = f"{ARCHIVE_DIR}/core-cold.md"
 SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
-PROMOTE_MAX_TOKENS = 160
-FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
-CORRECTION_AT_MOST = 24  # a correction says so at its start ("这个不对：…", "that's wrong: …")
 SOURCE_ROLES = frozenset({Role.DAILY, Role.DAILY_SLUG})
-FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
-PROMOTE_KINDS = frozenset({"bullet", "paragraph"})  # quotes cite someone else; they are not promoted
-
-# Where a promoted entry lands: its kind of fact, the titles of a new section in English
-# and Chinese, and the words of an existing heading that fit it (whole English words,
-# Chinese anywhere in the title).
-CATEGORIES: tuple[tuple[str, str, str, frozenset[str]], ...] = (
-    (
-        "preference",
-        "Preferences",
-        "偏好",
-        frozenset({"preference", "preferences", "prefs", "偏好", "喜好", "习惯"}),
-    ),
-    ("decision", "Decisions", "决策", frozenset({"decision", "decisions", "决策", "决定"})),
-    (
-        "environment",
-        "Environment",
-        "环境",
-        frozenset(
-            {"environment", "env", "setup", "tools", "tooling", "system", "systems", "环境", "工具", "系统"}
-        ),
-    ),
-    (
-        "knowledge",
-        "Knowledge",
-        "经验教训",
-        frozenset(
-            {"knowledge", "lessons", "lesson", "learnings", "pitfalls", "gotchas", "知识", "经验", "教训"}
-        ),
-    ),
-    (
-        "fact",
-        "Facts",
-        "事实",
-        frozenset({"facts", "fact", "memory", "memories", "misc", "general", "事实", "备忘", "记忆"}),
-    ),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +167,6 @@ class View:
     summary_budget: int = 800  # tokens of a weekly summary
 
 
-_TITLE_WORD = re.compile(r"[a-z]+")
 # memcli's own notes on an archived entry, and the id of the entry they speak of
 MERGE_MIN_CHARS = 8  # shorter (normalised) entries are list items that lean on their heading
 MEMCLI_MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->")
@@ -215,56 +177,9 @@ def place(entry: Entry) -> str:
     return f"{entry.file}:{entry.first_line}"
 
 
-_LABEL = re.compile(
-    r"^(\*\*[^*]{1,24}\*\*|\*\*[^*]{1,24}[:：]\*\*|【[^】]{1,12}】|[^:：]{1,16})\s*[:：]?\s*(.*)$"
-)
-_STATUS = re.compile("[✅❌⏳🟢🔴🟡]")
-_BOLD_LABEL = re.compile(r"\*\*[^*]{1,24}\*\*\s*[:：]|\*\*[^*]{1,24}[:：]\*\*")
-_ORDERED = re.compile(r"\s*\d{1,9}[.)]\s")
-
-
-LABEL_ENDS = (":", "：", ":**", "：**")
-
-
-def is_log(entry: Entry) -> bool:
-    """Commands, stack traces, labelled fields, status lines, table rows and footers are logs,
-    not facts to remember."""
-    body = entry.body
-    first = body.split("\n", 1)[0].strip()
-    if first.startswith(("$ ", "> $", "# ", "sudo ", "`", "【", "⚠️", "|")) or _STATUS.search(body):
-        return True
-    if "Traceback (most recent call last)" in body or "\n    at " in body or body.count("\n") > 8:
-        return True
-    last = body.rstrip().rsplit("\n", 1)[-1].strip()
-    if first.endswith(LABEL_ENDS) or last.endswith(LABEL_ENDS) or body.count("|") >= 2:
-        return True  # a label introduces what follows it: structure, not a fact
-    if first.startswith("*") and first.endswith("*") and not first.startswith("**"):
-        return True  # an italic footer: *Session 结束 · 2026-04-06 23:44*
-    if len(_BOLD_LABEL.findall(body)) >= 2 or _ORDERED.match(entry.text):
-        return True  # a form of labelled fields, or a step of a numbered procedure
-    label = _LABEL.match(first)
-    if label is None or not label.group(2):
-        return False
-    value = label.group(2).strip()
-    bold = label.group(1).startswith(("**", "【"))
-    plain = (":" in first or "：" in first) and len(value) < 20 and any(ch.isdigit() for ch in value)
-    return (bold and len(value) < 40) or plain
-
-
-# Signals that make a fact worth keeping for good; urgency and numbers alone make a status line.
-DURABLE = frozenset({"preference", "decision", "environment", "knowledge", "long-lived"})
-
-
-def rules_of(a: Assessed) -> set[str]:
-    return {r.rule for r in a.scored.reasons}
-
-
 def category(a: Assessed) -> str:
-    found = {r.rule for r in a.scored.reasons}
-    for name, *_ in CATEGORIES:
-        if name in found:
-            return name
-    return "fact"
+    """The kind of fact an entry is, which chooses its section in MEMORY.md."""
+    return promotion.category(a.scored.reasons)
 
 
 class _Planner:
@@ -303,10 +218,14 @@ class _Planner:
         self.superseded_add: list[str] = []
         self.summaries: dict[str, str] = {}  # path -> text
         self.promoted_groups: set[int] = set()
-        self.retired_groups: set[int] = set()  # groups a newer entry replaced or corrected
+        # groups a newer entry replaced or corrected, with that entry's day (None: MEMORY.md's)
+        self.retired_groups: dict[int, date | None] = {}
+        self.retired_entries: set[int] = set()  # by id() of the entry
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
-        self._subjects: dict[int, frozenset[str]] = {}
+        self._verdicts: dict[int, importance.Verdict] = {}  # by id() of the assessed entry
+        self.held_back: set[int] = set()  # never promoted: replaced facts that stay, and the newer
+        # sides of a change whose older side stays in MEMORY.md
         self._section_of = {}
         self._group_roles: dict[int, frozenset[Role]] = {}
         core_doc = self.files[self.core][1] if self.core else None
@@ -389,6 +308,12 @@ class _Planner:
                     self.events.append(
                         Event("mentioned", a.entry.id, a.entry.text, place(a.entry), day=str(seen))
                     )
+                elif seen is not None and seen > history.said.get(a.entry.id, date.min):
+                    # the day a note said it again outlives the note's copy (merged, archived):
+                    # a change older than that day must not retire it in a later run
+                    self.events.append(
+                        Event("stated", a.entry.id, a.entry.text, place(a.entry), day=str(seen))
+                    )
             clocks[i] = clock
         return clocks
 
@@ -405,7 +330,10 @@ class _Planner:
             notes = sorted(by_week[week], key=lambda f: f.rel)
             path = f"{SUMMARIES_DIR}/{week}.md"
             if week not in self.view.summaries and path not in self.view.paths:
-                entries = [self.analysis.assessed[i] for f in notes for i in self.by_file[f.rel]]
+                old = self.superseded()  # a replaced fact is not summarised as current
+                entries = [
+                    self.analysis.assessed[i] for f in notes for i in self.by_file[f.rel] if i not in old
+                ]
                 sources = [f.rel for f in notes]
                 budget = self.view.summary_budget
                 digest = digest_of_notes(
@@ -461,144 +389,104 @@ class _Planner:
         self.actions.append(Action("archive", reason, source=f.rel, to=target, files=(f.rel,)))
 
     def plan_supersede(self) -> None:
-        """A newer entry that says something changed retires the older one it is about;
-        an explicit correction retires the entry it corrects."""
-        assessed = self.analysis.assessed
-        order = sorted(
-            (i for i, a in enumerate(assessed) if {"change", "correction"} & a.scored.signals),
-            key=lambda i: (
-                assessed[i].entry.date or date.min,
-                assessed[i].entry.file,
-                assessed[i].entry.first_line,
-            ),
-        )
-        for n in order:
-            new = assessed[n]
-            if new.role not in SOURCE_ROLES or n in self.gone:
-                continue
-            if new.entry.kind not in FACT_KINDS or len(new.entry.text) > FACT_MAX_CHARS:
-                continue
-            scanned = scoring_text(new.entry.text)
-            cues = self.rules.scan(scanned)
-            if "correction" in cues and scanned.find(cues["correction"]) <= CORRECTION_AT_MOST:
-                target = self.corrected(n, scanned, cues["correction"])
-                if target is not None:
-                    self.retire(target, n, f"corrected by {place(new.entry)}")
-                continue
-            retired_cue = cues.get("retired")
-            if retired_cue is None:
-                continue
-            obj = retired_object(scanned, retired_cue)
-            if not obj:
-                continue
-            mine = self.subjects(n)
-            for o in self.older_than(n, obj, needed=len(obj)):
-                if len((mine - obj) & self.subjects(o)) >= 1:
-                    self.retire(
-                        o, n, f"replaced: {place(new.entry)} says '{retired_cue} {' '.join(sorted(obj))}'"
-                    )
+        """A newer entry that gives up what an older one states retires it; an explicit
+        correction retires the entry it corrects (core.judgement.replacements decides)."""
+        for n, found in self.replacements():
+            by = place(self.analysis.assessed[n].entry)
+            for o, verdict in found:
+                self.retire(o, n, verdict.reason(by))
 
-    def subjects(self, i: int) -> frozenset[str]:
-        """What entry i is about (see `subject_tokens`), worked out once."""
-        found = self._subjects.get(i)
-        if found is None:
-            text = self.analysis.assessed[i].entry.text
-            found = self._subjects[i] = subject_tokens(text, norm=self.analysis.normalised(text))
-        return found
+    def replacements(self) -> tuple[tuple[int, tuple[tuple[int, Verdict], ...]], ...]:
+        """Each newer entry and the older facts it replaces, in time order, worked out once:
+        the weekly digests need them before anything is retired. An entry that would
+        replace more than AT_MOST facts is a misreading: noted, and not applied."""
+        if self._found is None:
+            found = self._found = find_replacements(self.facts(), self.scanned, self.repeated)
+            self.held_back.update(found.held_back)
+            if found.misread:
+                misread = [
+                    f"{place(self.analysis.assessed[n].entry)} ({count})" for n, count in found.misread
+                ]
+                more = f" and {len(misread) - 3:,} more" if len(misread) > 3 else ""
+                self.notes.append(
+                    f"not superseding for {', '.join(misread[:3])}{more}: an entry that would retire more"
+                    f" than {AT_MOST} facts (how many in brackets) is taken for a misreading"
+                )
+        return self._found.replaced
 
-    def about(self) -> dict[str, list[int]]:
-        """Subject token -> the retirable facts that hold it, in order."""
-        if self._about is None:
-            self._about = defaultdict(list)
-            for o in self.retirable():
-                entry = self.analysis.assessed[o].entry
-                if entry.kind in FACT_KINDS and len(entry.text) <= FACT_MAX_CHARS:
-                    for token in self.subjects(o):
-                        self._about[token].append(o)
-        return self._about
+    def superseded(self) -> frozenset[int]:
+        """The entries a newer one replaces (retired or not: pinned, holding a secret)."""
+        self.replacements()
+        assert self._found is not None
+        return self._found.superseded
 
-    def retirable(self) -> list[int]:
-        """Entries a newer one may retire: MEMORY.md's, and those of closed notes that stay."""
-        if self._retirable is None:
-            self._retirable = [
-                i
-                for i, a in enumerate(self.analysis.assessed)
-                if a.role is Role.CORE or (a.role in SOURCE_ROLES and self.closed_note(a))
-            ]
-        return self._retirable
+    def facts(self) -> list[Fact]:
+        """Every entry as the search for replacements reads it."""
+        where = {Role.CORE: CORE, Role.DAILY: NOTE, Role.DAILY_SLUG: NOTE}
+        return [
+            Fact(
+                a.entry.text,
+                a.entry.kind,
+                where.get(a.role, ""),
+                a.entry.date,
+                a.entry.file,
+                a.entry.first_line,
+                a.entry.last_line,
+                a.group,
+            )
+            for a in self.analysis.assessed
+        ]
 
-    _retirable: list[int] | None = None
+    def scanned(self, text: str) -> str:
+        """The text as the rules read it (core.scoring.scoring_text), read once by the analysis."""
+        facts = self.analysis.texts.get(text)
+        return facts.scoring if facts is not None else scoring_text(text)
+
+    _found: Found | None = None
     _section_of: dict[str, Any]
     _lru: list[int] | None = None  # unpinned MEMORY.md entries, least recently used first
-    _about: dict[str, list[int]] | None = None
 
-    def older_than(self, n: int, tokens: frozenset[str], needed: int) -> Iterable[int]:
-        """Retirable facts written before entry n (and MEMORY.md's) that share at least
-        `needed` of `tokens`, in order."""
-        new = self.analysis.assessed[n]
-        about = self.about()
-        shared: Counter[int] = Counter()
-        for token in tokens:
-            shared.update(about.get(token, ()))
-        for o in sorted(o for o, count in shared.items() if count >= needed):
-            old = self.analysis.assessed[o]
-            if o == n or o in self.gone or (old.group is not None and old.group == new.group):
-                continue  # a copy of the newer entry (its promoted copy in MEMORY.md) is not older news
-            if (old.role is Role.CORE and not self.said_since(old, new)) or (
-                old.entry.date is not None
-                and new.entry.date is not None
-                and (old.entry.date, old.entry.file, old.entry.first_line)
-                < (new.entry.date, new.entry.file, new.entry.first_line)
-            ):
-                yield o
+    def repeated(self, o: int, n: int) -> bool:
+        """Whether a note repeats MEMORY.md's entry o on or after the day of entry n: then
+        it is not older news, whatever n says."""
+        core, new = self.analysis.assessed[o], self.analysis.assessed[n]
+        said = self.said_on(core)
+        day = new.entry.date or (max(self.said_on(new)) if self.said_on(new) else None)
+        return bool(said) and day is not None and max(said) >= day
 
-    def said_since(self, core: Assessed, new: Assessed) -> bool:
-        """Whether a note repeats this MEMORY.md entry on or after the day of `new`: then it
-        is not older news, whatever `new` says."""
-        seen = self.analysis.groups[core.group].last_seen if core.group is not None else None
-        said = [d for d in (seen, self.view.history.said.get(core.entry.id)) if d is not None]
-        return bool(said) and new.entry.date is not None and max(said) >= new.entry.date
-
-    def corrected(self, n: int, scanned: str, cue: str) -> int | None:
-        """The entry a correction refers to: the most recent earlier one on its subject, or
-        the entry right before it when it says no more than "that's wrong"."""
-        new = self.analysis.assessed[n]
-        mine = subject_tokens(new.entry.text, drop=(cue,))
-        best: tuple[int, tuple[Any, ...]] | None = None
-        for o in self.older_than(n, mine, needed=2):
-            old = self.analysis.assessed[o]
-            shared = len(mine & self.subjects(o))
-            rank = (shared, old.entry.date or date.min, old.entry.first_line)
-            if best is None or rank > best[1]:
-                best = (o, rank)
-        if best is not None:
-            return best[0]
-        if len(mine) < 2:
-            before = [
-                o
-                for o, a in enumerate(self.analysis.assessed)
-                if a.entry.file == new.entry.file and a.entry.last_line < new.entry.first_line
-            ]
-            return before[-1] if before else None
-        return None
+    def said_on(self, a: Assessed) -> list[date]:
+        """The days a note said entry a (for a MEMORY.md entry: its notes' copies, and what the
+        ledger recorded)."""
+        seen = self.analysis.groups[a.group].last_seen if a.group is not None else None
+        return [d for d in (seen, self.view.history.said.get(a.entry.id)) if d is not None]
 
     def retire(self, o: int, n: int, reason: str) -> None:
         old = self.analysis.assessed[o]
         new = self.analysis.assessed[n]
         f = self.file_of(old)
-        if old.group is not None:
-            self.retired_groups.add(old.group)  # no copy of it goes to MEMORY.md now
+        self.retired_entries.add(id(old.entry))
+        if old.group is not None:  # no copy of it said before the change goes to MEMORY.md now
+            day = self.retired_groups.get(old.group, new.entry.date)
+            self.retired_groups[old.group] = (
+                None if day is None or new.entry.date is None else max(day, new.entry.date)
+            )
         if old.entry.pinned:
             self.notes.append(f"{place(old.entry)} is pinned; not retired ({reason})")
+            if f.role is Role.CORE:
+                self.held_back.add(n)  # MEMORY.md never holds both sides of a change
             return
-        if f.role is not Role.CORE and not self.closed_note(old):
-            if f.rel not in self.archived:
-                self.notes.append(f"{place(old.entry)} is in an open note; not retired ({reason})")
+        if f.role is not Role.CORE and not self.closed_note(old) and f.rel not in self.archived:
+            self.held_back.add(o)  # an open note is only appended to: it stays, and does not go up
             return
         if self.holds_secret(old):
+            if f.role is Role.CORE:
+                self.held_back.add(n)
             return  # superseded.md would carry the secret: it stays, and so does the newer entry
         self.gone.add(o)
-        self.removed[f.rel].append(old.entry)
+        if f.rel in self.archived:
+            reason += "; its note moves to the archive unchanged"  # the copy in superseded.md says so
+        else:
+            self.removed[f.rel].append(old.entry)
         if f.role is Role.CORE:
             self.core_chars -= len(old.entry.text) + 1
         marker = f"<!-- memcli: superseded {self.today} by {place(new.entry)} ({new.entry.id}) -->"
@@ -650,28 +538,48 @@ class _Planner:
         self.record("demote", a, reason, to=COLD)
 
     def promotable(self, i: int) -> str | None:
-        """Why this entry should go to MEMORY.md, or None."""
+        """Why this entry should go to MEMORY.md, or None: judgement.promotion decides on
+        the entry's importance label, once MEMORY.md does not hold it and nothing replaced it."""
         a = self.analysis.assessed[i]
-        if a.role not in SOURCE_ROLES or i in self.gone or i in self.promoted or a.tier is not Tier.CORE:
+        if a.role not in SOURCE_ROLES or i in self.gone or i in self.promoted or i in self.held_back:
             return None
-        if a.entry.kind not in PROMOTE_KINDS:
-            return None
-        if a.group is not None and (Role.CORE in self.group_roles(a.group) or a.group in self.retired_groups):
+        if a.group is not None and (Role.CORE in self.group_roles(a.group) or self.replaced(a)):
             return None  # MEMORY.md has it already, or a newer entry replaced it
-        if a.scored.remember:
-            return "asked to remember it"
-        found = rules_of(a)
-        if not DURABLE & found or "short-lived" in found:
-            return None  # nothing lasting in it, or it says itself that it will not last
-        if a.scored.routine:
-            return None
-        if a.entry.time is not None and leading_stamp(a.entry.body)[1] is not None:
-            return None  # a timestamped line records an event of its day, not a lasting fact
-        if estimate_tokens(a.entry.text) > PROMOTE_MAX_TOKENS or is_log(a.entry):
-            return None
-        if a.scored.score >= self.policy.promote_score:
-            return f"score {a.scored.score:g} (from {self.policy.promote_score:g})"
-        return f"mentioned on {a.mentions} days"
+        if i in self.superseded():
+            return None  # a superseded fact is never promoted (SPEC §7)
+        return promotion.promotion(a, lambda: self.verdict(a))
+
+    def replaced(self, a: Assessed) -> bool:
+        """Whether a newer entry replaced what entry a says, as a said it: a copy written on
+        the day of the change or after says it again, and is current (SPEC §7), as a later
+        run, which sees that copy and the change on one day, judges it."""
+        if id(a.entry) in self.retired_entries:
+            return True
+        if a.group not in self.retired_groups:
+            return False
+        since = self.retired_groups[a.group]
+        return since is None or a.entry.date is None or a.entry.date < since
+
+    def verdict(self, a: Assessed) -> importance.Verdict:
+        """The importance label of an entry (judgement.importance), judged once."""
+        found = self._verdicts.get(id(a))
+        if found is None:
+            found = self._verdicts[id(a)] = self.judge_importance(a)
+        return found
+
+    def judge_importance(self, a: Assessed) -> importance.Verdict:
+        facts = self.analysis.texts.get(a.entry.text)
+        return importance.judge(
+            a.entry.text,
+            a.scored,
+            self.rules,
+            self.policy,
+            kind=a.entry.kind,
+            section=a.entry.section,
+            mentions=a.mentions,
+            done=a.entry.done,
+            t=facts.scoring if facts is not None else None,
+        )
 
     def plan_promotions(self) -> None:
         self.promote_back()
@@ -692,7 +600,8 @@ class _Planner:
             elif group not in chosen or c[0] == self.analysis.groups[group].keep:
                 chosen[group] = c
         for i, why in sorted(chosen.values(), key=order):
-            self.promote(i, why, category(assessed[i]))
+            reasons = (*self.verdict(assessed[i]).reasons, *assessed[i].scored.reasons)
+            self.promote(i, why, promotion.category(reasons))
 
     def promote_back(self) -> None:
         """A demoted entry mentioned again after its demotion returns to MEMORY.md."""
@@ -884,6 +793,8 @@ class _Planner:
                     continue
                 if len(self.analysis.normalised(dup.entry.text)) < MERGE_MIN_CHARS:
                     continue
+                if self.heads_a_list(d):
+                    continue  # a line that introduces the list under it stays with its list
                 if (
                     dup.entry.file != keep.entry.file
                     and dup.entry.date == keep.entry.date
@@ -895,6 +806,24 @@ class _Planner:
                     self.events.append(
                         Event("mentioned", keep.entry.id, keep.entry.text, into, day=str(dup.entry.date))
                     )
+
+    def heads_a_list(self, d: int) -> bool:
+        """A paragraph right above a list ("**Decisions**", "今天的进展"): it is the list's
+        heading, and taking it out would leave the list under the heading before it."""
+        entry = self.analysis.assessed[d].entry
+        if entry.kind != "paragraph":
+            return False
+        after = [
+            e
+            for e in (self.analysis.assessed[i].entry for i in self.by_file[entry.file])
+            if e.first_line > entry.last_line
+        ]
+        following = min(after, key=lambda e: e.first_line, default=None)
+        return (
+            following is not None
+            and following.kind in ("bullet", "task")
+            and following.first_line <= entry.last_line + 2
+        )
 
     def fold(self, d: int, into: str, reason: str) -> None:
         """Take an entry out of its note because `into` says the same (a merge)."""
@@ -998,19 +927,10 @@ class _Planner:
 
     def section_for(self, kind: str, found: Sequence[Any]) -> Any:
         """The first `##`/`###` section whose title has a word that fits this kind of fact."""
-        words = next(c[3] for c in CATEGORIES if c[0] == kind)
-        for section in found:
-            title = section.heading.title.casefold()
-            english = set(_TITLE_WORD.findall(title))
-            if section.heading.level >= 2 and (
-                english & words or any(w in title for w in words if not w.isascii())
-            ):
-                return section
-        return None
+        return promotion.section_for(kind, found)
 
     def title(self, kind: str) -> str:
-        english, chinese = next((c[1], c[2]) for c in CATEGORIES if c[0] == kind)
-        return chinese if self.core_chinese else english
+        return promotion.title(kind, self.core_chinese)
 
     def archive_file_write(self, rel: str, additions: list[str], removals: list[Entry]) -> FileWrite:
         existing = self.files.get(rel) or next(((f, d) for f, d in self.view.archives if f.rel == rel), None)

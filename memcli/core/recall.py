@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from memcli.core.tokens import CJK_RANGES
 
@@ -130,6 +131,21 @@ class Piece:
 def clean(text: str) -> str:
     """An entry without memcli's own markers (they mean nothing to the agent)."""
     return MARKER.sub("", text).rstrip()
+
+
+def not_current(pieces: Sequence[Piece], retired: Iterable[str] = ()) -> set[int]:
+    """The pieces (by position) that are not current facts: one memcli retired as replaced
+    (`retired`: the entries of memory/archive/superseded.md), or one a later piece replaces
+    (judgement.candidates). Undated pieces (MEMORY.md's) count as older than any dated one."""
+    from memcli.core.judgement.candidates import superseded_among
+    from memcli.core.scoring import scoring_text
+    from memcli.core.similarity import normalise
+
+    gone = {normalise(clean(t)) for t in retired}
+    out = {i for i, p in enumerate(pieces) if gone and normalise(p.text) in gone}
+    texts = [scoring_text(p.text) for p in pieces]
+    days = [date.fromisoformat(p.day) if p.day else None for p in pieces]
+    return out | superseded_among(texts, days)
 
 
 def assemble(sections: Sequence[Sequence[Piece]], budget: int) -> tuple[str, list[Piece], int]:

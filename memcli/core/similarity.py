@@ -1,21 +1,19 @@
-"""Duplicates (SPEC §6): normalisation, values, candidate blocking, fuzzy groups.
+"""Duplicates (SPEC §6): normalisation, values, candidate blocking, groups.
 
 - `normalise` folds an entry to what it says: NFKC, case-folded, without
-  Markdown, punctuation, timestamps or spaces around CJK characters.
-- Similarity is rapidfuzz's character-level ratio, which works for Chinese
-  (no spaces needed) and for mixed text alike.
-- Blocking (`candidate_pairs`): an entry is compared only with entries that share
-  a rare value or pair of values, or rare bigrams, never with all the others.
-- Two entries are duplicates only if their values agree: a number, date, path,
-  port, version or identifier one has and the other lacks may not be lost, two that
-  each have a value the other lacks (port 8080 / port 9090) differ, and people named
-  must be the same. Negation must agree ("我喜欢" / "我不喜欢"), and a person or a
-  Chinese phrase swapped for another (交给 徐涛 / 交给 萧静) is a different fact.
+  Markdown, punctuation, timestamps or spaces around CJK characters; only a
+  leading list marker or checkbox is taken off.
+- `values` are the numbers, dates, times, weekdays, paths, ports, versions,
+  identifiers and names an entry carries, each in one spelling (`canonical`:
+  下午两点 and 14:00, thirty and 30, May 12 and 5 月 12 日 are one value).
+- Whether two entries state the same fact is judgement.duplicates' verdict.
+  Here: the blocking (`candidate_pairs`), which proposes the pairs worth judging
+  without comparing all of them, and `duplicate_groups`, which folds the verdicts
+  into groups whose kept entry holds everything its members say.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -23,13 +21,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import chain
-from operator import add
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from memcli.core.entries import strip_leading_stamp
-from memcli.core.rules import NEGATIONS, compile_cues
+from memcli.core.judgement import phrasing
+from memcli.core.rules import compile_cues
 
-_LEAD = re.compile(r"\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
+_LEAD = re.compile(r"^\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _LINK = re.compile(r"!?\[([^\]]*)\]\(([^)\s]*)[^)]*\)")
 _TIME = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
@@ -41,14 +39,21 @@ _VALUE = re.compile(
     r"https?://[^\s)>\]]+"  # URLs
     r"|(?:[a-zA-Z]:\\|~/|\.{1,2}/|/)[\w.\-\\/]*\w"  # paths
     r"|\d{1,3}(?:,\d{3})+(?!\d)"  # 1,000,000
-    r"|[A-Za-z0-9_]+(?:[-._/\\:][A-Za-z0-9_]+)*"  # words; kept when they hold a digit or a joint
+    r"|[A-Za-z0-9_]+(?:[-._/\\:][A-Za-z0-9_]+)*(?:(?<=\d)\+)?"  # words: values if a digit or a joint
 )
 # Capitalised words: product names and acronyms (PostgreSQL, MacBook, CI) are values;
 # a plain capitalised word inside a sentence (after a lowercase word, a comma, or Chinese
 # text) is taken for a person's name.
 _CAPITALISED = re.compile(r"(?<![\w.])[A-Z][A-Za-z0-9]*")
+_SLASHED_WORDS = re.compile(r"[A-Za-z]+(?:/[A-Za-z]+)+")
 NAME_MARK = "@"  # names are kept apart from other values: a different name is a different fact
-_NEGATION = compile_cues(NEGATIONS)
+_NEGATION = compile_cues((*phrasing.NEGATIONS_EN, *phrasing.NO_LONGER, *phrasing.NEGATIONS_ZH))
+
+
+def body_of(text: str) -> str:
+    """An entry's text as dedupe reads it: NFKC, without list marker, checkbox, leading
+    timestamp or comments."""
+    return _body(text)
 
 
 def _body(text: str) -> str:
@@ -58,6 +63,154 @@ def _body(text: str) -> str:
     first, _, rest = text.partition("\n")
     text = strip_leading_stamp(_LEAD.sub("", first, count=1)) + ("\n" + rest if rest else "")
     return _COMMENT.sub(" ", text) if "<!--" in text else text
+
+
+# --- one spelling for numbers, times, dates and weekdays ---------------------------------------
+# "下午两点" and "14:00", "thirty days" and "30 days", "May 12" and "5 月 12 日" state one value.
+
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_ZH_NUMBER = "[零〇一二两三四五六七八九十百千]"
+_ZH_TIME = re.compile(
+    rf"(凌晨|早上|上午|中午|下午|傍晚|晚上|夜里|夜间)?\s*(\d{{1,2}}|{_ZH_NUMBER}{{1,3}})\s*点"
+    rf"(?:\s*(半|(\d{{1,2}}|{_ZH_NUMBER}{{1,3}})\s*分?))?(?![钟数])"
+)
+_ZH_COUNT = re.compile(
+    rf"(?<![一二三四五六七八九十第星期周礼拜])(?!一个)({_ZH_NUMBER}+)"
+    r"(?=\s*(?:个|名|位|次|天|周(?![一二三四五六日天])|个月|年|小时|分钟|秒|层|条|行|人|倍|项|步|轮|遍|份|台|件|种|倍|万))"
+)
+_EN_TIME = re.compile(r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE)
+_CLOCK = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?=\D|$)")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = (
+    r"(?:[Jj]an(?:uary)?|[Ff]eb(?:ruary)?|[Mm]ar(?:ch)?|[Aa]pr(?:il)?|May|[Jj]une?|[Jj]uly?|[Aa]ug(?:ust)?"
+    r"|[Ss]ep(?:t(?:ember)?)?|[Oo]ct(?:ober)?|[Nn]ov(?:ember)?|[Dd]ec(?:ember)?)"
+)
+_EN_DATE = re.compile(
+    rf"\b(?:({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?|(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH}))\b(?!\s*\d{{3}})"
+)
+_WEEKDAYS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7}
+_ZH_WEEKDAY = re.compile(r"(?<![一])(?:周|星期|礼拜)([一二三四五六日天1-7])(?![次个])")
+_EN_WEEKDAY = re.compile(
+    r"\b(mon|tue|wed|thu|fri|sat|sun)(?:day|sday|nesday|rsday|urday|s|\.)?s?\b", re.IGNORECASE
+)
+_EN_NUMBERS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen".split()
+    )
+    if n >= 2
+} | {
+    w: 10 * n
+    for n, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+    if n >= 2
+}
+_EN_NUMBER = re.compile(
+    r"\b(" + "|".join(_EN_NUMBERS) + r")(?:-(one|two|three|four|five|six|seven|eight|nine))?\b", re.I
+)
+
+
+def _zh_number(text: str) -> int:
+    """三 -> 3, 十五 -> 15, 三十 -> 30, 二十五 -> 25, 一百 -> 100 (digits pass through)."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, 0
+    for ch in text:
+        if ch in _ZH_DIGITS:
+            current = _ZH_DIGITS[ch]
+        else:
+            unit = {"十": 10, "百": 100, "千": 1000}[ch]
+            total += (current or 1) * unit
+            current = 0
+    return total + current
+
+
+def _zh_time(m: re.Match[str]) -> str:
+    part, hour, minute = m.group(1), _zh_number(m.group(2)), 0
+    if m.group(3) == "半":
+        minute = 30
+    elif m.group(4):
+        minute = _zh_number(m.group(4))
+    if (part in ("下午", "傍晚", "晚上", "夜里", "夜间") and hour < 12) or (part == "中午" and hour < 11):
+        hour += 12
+    return f" {hour:02d}:{minute:02d} " if hour < 24 and minute < 60 else m.group(0)
+
+
+def _en_time(m: re.Match[str]) -> str:
+    hour, minute = int(m.group(1)), int(m.group(2) or 0)
+    if hour > 12:
+        return m.group(0)
+    hour = hour % 12 + (12 if m.group(3).lower() == "p" else 0)
+    return f" {hour:02d}:{minute:02d} "
+
+
+def _en_date(m: re.Match[str]) -> str:
+    name, day = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+    return f" {_MONTHS.index(name[:3].lower()) + 1}-{int(day)} "
+
+
+def _en_number(m: re.Match[str]) -> str:
+    n = _EN_NUMBERS[m.group(1).lower()]
+    if m.group(2):
+        n += _EN_NUMBERS.get(m.group(2).lower(), 1 if m.group(2).lower() == "one" else 0)
+    return str(n)
+
+
+_ZH_NUMERALS = frozenset("零〇一二两三四五六七八九十百千")
+# "24h" is "24 hours", "30d" "30 days", "45s" "45 seconds"
+_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(h|hrs?|d|s|secs?|mins?)\b", re.IGNORECASE)
+_UNITS = {"h": "hours", "d": "days", "s": "seconds", "m": "minutes"}
+_EN_WORD = re.compile(r"[A-Za-z]+")
+_EN_TRIGGERS = frozenset(
+    [*_EN_NUMBERS, *_MONTHS, "january", "february", "march", "april", "june", "july", "august", "sept",
+     "september", "october", "november", "december", "mon", "tue", "tues", "wed", "thu", "thur", "thurs",
+     "fri", "sat", "sun", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+     "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"]
+)  # fmt: skip
+
+
+def canonical(body: str) -> str:
+    """The body with one spelling for each value: times as HH:MM, dates as M-D, weekdays as
+    wdN, Chinese and English number words as digits. Values and the duplicates judgement
+    read this; `normalise` keeps the words as written."""
+    if not body.isascii():
+        if "月" in body:
+            body = _ZH_DATE.sub(lambda m: f" {int(m.group(1))}-{int(m.group(2))} ", body)
+        if "点" in body:
+            body = _ZH_TIME.sub(_zh_time, body)
+        if "周" in body or "星期" in body or "礼拜" in body:
+            body = _ZH_WEEKDAY.sub(lambda m: f" wd{_WEEKDAYS.get(m.group(1), m.group(1))} ", body)
+        if not _ZH_NUMERALS.isdisjoint(body):
+            body = _ZH_COUNT.sub(lambda m: str(_zh_number(m.group(1))), body)
+    if ("am" in body or "pm" in body or "AM" in body or "PM" in body) and _EN_TIME.search(body):
+        body = _EN_TIME.sub(_en_time, body)
+    words = {w.lower() for w in _EN_WORD.findall(body)}
+    if not _EN_TRIGGERS.isdisjoint(words):
+        body = _EN_DATE.sub(_en_date, body)
+        body = _EN_WEEKDAY.sub(_weekday, body)
+        body = _EN_NUMBER.sub(_en_number, body)
+    if ":" in body:
+        body = _CLOCK.sub(lambda m: f"{int(m.group(1)):02d}:{m.group(2)}", body)
+    if _UNIT.search(body):
+        body = _UNIT.sub(lambda m: f"{m.group(1)} {_UNITS[m.group(2).lower()[0]]}", body)
+    return body
+
+
+def _weekday(m: re.Match[str]) -> str:
+    return f" wd{('mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun').index(m.group(1).lower()) + 1} "
 
 
 def _normalised(body: str) -> str:
@@ -80,19 +233,23 @@ def _normalised(body: str) -> str:
 
 def _values(body: str) -> frozenset[str]:
     found: set[str] = set()
-    if "月" in body:
-        found.update(f"{int(m)}-{int(d)}" for m, d in _ZH_DATE.findall(body))
-        body = _ZH_DATE.sub(" ", body)
+    body = canonical(body)
     for token in _VALUE.findall(body):
-        # a plain word is not a value; digits, joints or camelCase make one
-        if not token.isalpha() or (token[0].islower() and not token.islower()):
+        # a plain word is not a value; digits, joints or camelCase make one, but not words
+        # joined by slashes ("requests/min", "and/or")
+        if token.isalpha():
+            if token[0].islower() and not token.islower():
+                found.add(token.casefold())
+        elif not _SLASHED_WORDS.fullmatch(token):
             found.add(token.rstrip(".,;:").casefold())
     for m in _CAPITALISED.finditer(body):
         word = m.group(0)
         rest = word[1:]
-        if not rest.islower() or not rest.isalpha():
-            if len(word) > 1:
-                found.add(word.casefold())  # CamelCase, ALL CAPS, with digits
+        if len(word) == 1:
+            if word != "I" and m.start() and body[: m.start()].rstrip()[-1:] not in ".!?:":
+                found.add(word.casefold())  # "A 项目", "plan B": a one-letter name
+        elif not rest.islower() or not rest.isalpha():
+            found.add(word.casefold())  # CamelCase, ALL CAPS, with digits
         elif _inside_sentence(body, m.start()):
             found.add(NAME_MARK + word.casefold())
     return frozenset(found)
@@ -110,34 +267,20 @@ def _inside_sentence(text: str, start: int) -> bool:
     return False
 
 
-# Phrases with a negation word that do not deny anything ("don't forget" = remember).
-_NOT_NEGATIONS = compile_cues(
-    (
-        "don't forget",
-        "do not forget",
-        "dont forget",
-        "never forget",
-        "不要忘",
-        "别忘",
-        "不过",
-        "不仅",
-        "不断",
-        "不少",
-        "不错",
-        "不久",
-        "不管",
-        "不得不",
-        "差不多",
-        "不一定",
-    )
-)
+# Phrases with a negation word that do not deny anything ("don't forget" = remember, 不过 = but).
+_NOT_NEGATIONS = compile_cues((*phrasing.NOT_NEGATIONS_EN, *phrasing.NOT_NEGATIONS_ZH))
 
 
 def _negative(body: str) -> bool:
     folded = body.casefold()
     if _NEGATION.search(folded) is None:
         return False
-    return _NEGATION.search(_NOT_NEGATIONS.sub(" ", folded)) is not None
+    return _NEGATION.search(denials(folded)) is not None
+
+
+def denials(folded: str) -> str:
+    """A case-folded text without the phrases that hold a negation word but deny nothing."""
+    return _NOT_NEGATIONS.sub(" ", folded.replace("不同意", "不 同意"))
 
 
 def normalise(text: str) -> str:
@@ -162,235 +305,173 @@ def describe(text: str) -> tuple[str, frozenset[str], bool]:
     return _normalised(body), _values(body), _negative(body)
 
 
-# The hundred most common Chinese surnames: a changed word that starts with one is likely a name.
-SURNAMES = frozenset(
-    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
-    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤萧"
-)
-
-
-SWAPPED_PHRASE = 3  # Chinese characters on both sides of a change that make it another subject
-
-
-def _is_cjk(ch: str) -> bool:
-    return ch >= _CJK_START
-
-
-def _changes(a: str, b: str) -> list[tuple[str, str, str]]:
-    """Where two normalised texts differ: (character before, removed, inserted) per region."""
-    from rapidfuzz.distance import Indel
-
-    regions: list[tuple[str, str, str]] = []
-    current: list[str] | None = None
-    for op in Indel.opcodes(a, b):
-        if op.tag == "equal":
-            if current is not None:
-                regions.append((current[0], current[1], current[2]))
-                current = None
-            continue
-        if current is None:
-            current = [a[op.src_start - 1] if op.src_start else "", "", ""]
-        current[1] += a[op.src_start : op.src_end]
-        current[2] += b[op.dest_start : op.dest_end]
-    if current is not None:
-        regions.append((current[0], current[1], current[2]))
-    return regions
-
-
-def _name_like(before: str, word: str) -> bool:
-    cjk = [ch for ch in word if _is_cjk(ch)]
-    if len(cjk) != len(word) or not word:
-        return False
-    return (word[0] in SURNAMES and 2 <= len(word) <= 3) or (before in SURNAMES and len(word) <= 2)
-
-
-def substitutes_a_name(a: str, b: str) -> bool:
-    """True when one text has a different person or subject where the other has its own:
-    a Chinese name replaced (交给 徐涛 / 交给 萧静), a name in one script replaced by one in
-    the other (Gustav / 马秀英), or a Chinese phrase of three or more characters replaced by
-    another (账号注销 / 签名校验). Values catch the Latin names and numbers."""
-    for before, removed, inserted in _changes(a, b):
-        old, new = removed.replace(" ", ""), inserted.replace(" ", "")
-        if not old or not new:
-            continue
-        old_cjk, new_cjk = sum(map(_is_cjk, old)), sum(map(_is_cjk, new))
-        old_latin = sum(ch.isascii() and ch.isalpha() for ch in old)
-        new_latin = sum(ch.isascii() and ch.isalpha() for ch in new)
-        if (old_latin >= 2 and new_cjk >= 2) or (old_cjk >= 2 and new_latin >= 2):
-            return True
-        if old_cjk >= SWAPPED_PHRASE and new_cjk >= SWAPPED_PHRASE:
-            return True  # a whole phrase swapped for another: 账号注销 / 签名校验
-        if _name_like(before, old) or _name_like(before, new):
-            return True
-    return False
-
-
 # --- blocking -----------------------------------------------------------------------------
 
-
-TEXT_KEYS = 6  # rarest bigrams under which an entry without distinctive values is filed
-TEXT_PROBES = 16  # rarest bigrams with which every entry looks those up
-SHORT = 16  # up to this length, keys and probes follow the exact prefix-filter bound
-DISTINCT_MAX = 24  # a value (or pair) found in more entries than this does not identify a fact
-VALUE_KEYS = 6  # rarest values of an entry that make up its keys
-
-
-def bigrams(text: str) -> set[str]:
-    if len(text) <= 2:
-        return {text}
-    return {text[i : i + 2] for i in range(len(text) - 1)}
-
-
-def _min_overlap(total_length: float, threshold: float) -> int:
-    """Bigram occurrences two strings of this combined length share at least when their
-    ratio reaches the threshold: LCS = r(la+lb)/2, and each character outside the LCS
-    breaks at most one run of it, so shared ≥ 3·LCS − (la+lb) − 1."""
-    return max(0, math.ceil(total_length * (1.5 * threshold - 1.0) - 1.0 - 1e-9))
-
-
-def _prefix(n: int, grams: int, partner_length: float, threshold: float, cap: int) -> int:
-    """How many of an entry's rarest bigrams to file or probe."""
-    if n <= SHORT:
-        return max(1, grams - _min_overlap(n + partner_length, threshold) + 1)
-    return cap
-
-
-def _rarest_first(counts: Counter[str]) -> list[str]:
-    """Rarest first (ties by text): the order prefix filters pick tokens in."""
-    order = sorted(counts)
-    order.sort(key=counts.__getitem__)  # stable: ties stay in text order
-    return order
-
-
-def _ranks(counts: Counter[str]) -> dict[str, int]:
-    return {t: r for r, t in enumerate(_rarest_first(counts))}
-
-
-def _pairs(values: Sequence[str]) -> list[tuple[str, str]]:
-    return [(a, b) if a < b else (b, a) for i, a in enumerate(values) for b in values[i + 1 :]]
+HEAVY = 0.5  # features weighing less only shade a fact (as judgement.wording.HEAVY)
+PAIR_SHARE = 0.25  # under the least share of the fuller entry a shorter one inside it makes up
+VALUE_SLACK = 0.1  # how far below the threshold a restatement sharing a number may score
+MAX_WEIGHT = 1.5  # the most one feature weighs (a value)
+CONTAINED_KEYS = 3  # rarest features an entry inside another shares with it, looked up together
+COMMON = 400  # entries a feature may be filed under and still help find a restatement
+JUDGED_HERE = 50_000  # fewer candidate pairs are judged in this process: workers cost more
 
 
 class Blocking:
-    """Which entries an entry is worth verifying against, found without comparing all pairs.
+    """Which entries an entry is worth judging against, found without comparing all pairs.
 
-    Duplicates must agree on their values, the smaller set inside the larger, so two
-    entries that state one fact share its values. An entry is filed under its rarest value,
-    or when all its values are common, under its rarest pair of them; every entry looks up
-    its rare values and its pairs of common ones. An entry with no such key is filed
-    instead under (its rarest value or none, bigram) for its rarest bigrams, and every
-    entry looks up (each of its values or none, bigram) with its own rarest bigrams — for
-    short entries as many as the prefix-filter bound requires. Lengths that cannot reach
-    the ratio are skipped. Recall against all-pairs comparison is measured by
-    bench/dedupe.py, not assumed.
+    Two entries state one fact only if their values nest (SPEC §6: nothing may be lost), so
+    two such entries with values share the values of the one with fewer: an entry with
+    values looks up the entries that have its rarest value. An entry without values looks
+    its match up by its concepts, words and Chinese characters, which it shares with it in
+    one of two ways:
+
+    - it lies wholly inside the fuller one: it looks up the entries filed under each of its
+      three rarest features, and keeps those that have all three;
+    - the two share most of what they weigh: it looks up the entries filed under its rarest
+      features, as many as it takes for the rest to weigh too little to reach the
+      threshold, plus one, and keeps those found under two of them at least.
+
+    A feature filed under more than `common` entries is too common to find a fact by and is
+    left out of the second look-up. Lengths that cannot reach the threshold are skipped.
+    Recall against judging all pairs is measured by bench/dedupe.py.
     """
 
-    def __init__(self, texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float) -> None:
-        value_counts: Counter[str] = Counter(chain.from_iterable(value_sets))
-        order = _rarest_first(value_counts)
-        value_rank = {t: r for r, t in enumerate(order)}
-        rank_of = value_rank.__getitem__
-        common_from = sum(1 for c in value_counts.values() if c <= DISTINCT_MAX)  # ranks below: rare
-        rare: list[list[str]] = []
-        pairs: list[list[tuple[str, str]]] = []
-        for vs in value_sets:
-            ranks = sorted(map(rank_of, vs))[:VALUE_KEYS]
-            rare.append([order[r] for r in ranks if r < common_from])
-            pairs.append(_pairs([order[r] for r in ranks if r >= common_from]))
-        pair_counts: Counter[tuple[str, str]] = Counter(chain.from_iterable(pairs))
-        by_key: dict[object, list[int]] = defaultdict(list)
-        textual: dict[int, set[str]] = {}
-        for i in range(len(texts)):
-            if rare[i]:
-                by_key[rare[i][0]].append(i)
+    def __init__(
+        self,
+        features: Sequence[Mapping[str, float]],
+        value_sets: Sequence[Iterable[str]],
+        threshold: float,
+        common: int = COMMON,
+        days: Sequence[tuple[bool, Iterable[date | None]]] | None = None,
+    ) -> None:
+        # A routine event is matched within its day only: it is filed under its day, not
+        # under its features, and looks up the entries of that day.
+        self.routine = [r for r, _ in days] if days is not None else [False] * len(features)
+        by_day: dict[date | None, list[int]] = defaultdict(list)
+        for i, (_, on) in enumerate(days or ()):
+            for day in on:
+                by_day[day].append(i)
+        self.by_day = by_day
+        self.day = [next(iter(on), None) if r else None for r, on in days] if days is not None else []
+        plain = [
+            sorted({v.removeprefix(NAME_MARK) for v in vs}) if not r else []
+            for vs, r in zip(value_sets, self.routine, strict=True)
+        ]
+        value_counts: Counter[str] = Counter(chain.from_iterable(plain))
+        value_rank = _ranks(value_counts)
+        by_value: dict[str, list[int]] = defaultdict(list)
+        self.anchor: list[list[str]] = []
+        for i, vs in enumerate(plain):
+            # filed under each value and what it refines: a path under its file name, a
+            # model tag under its model (buyer-leads.csv finds leads/buyer-leads.csv)
+            for v in {
+                *vs,
+                *(refinements(v) for v in vs if "/" in v or ":" in v),
+            }:
+                by_value[v].append(i)
+            self.anchor.append(sorted(vs, key=value_rank.__getitem__)[:CONTAINED_KEYS])  # the rarest
+        heavy = [
+            [f for f, w in fs.items() if w >= HEAVY] if not r else []
+            for fs, r in zip(features, self.routine, strict=True)
+        ]
+        counts: Counter[str] = Counter(chain.from_iterable(heavy))
+        rank = _ranks(counts)
+        by_feature: dict[str, list[int]] = defaultdict(list)
+        for i, names in enumerate(heavy):
+            for f in names:
+                by_feature[f].append(i)
+        dice = max(0.0, threshold - VALUE_SLACK)
+        share = dice / (2 - dice)  # of its weight an entry shares at least with its match
+        self.rarest: list[list[str]] = []
+        self.probes: list[list[str]] = []
+        for weights, names, anchor in zip(features, heavy, self.anchor, strict=True):
+            if anchor:
+                self.rarest.append([])
+                self.probes.append([])
                 continue
-            best = min(pairs[i], key=pair_counts.__getitem__) if pairs[i] else None
-            if best is not None and pair_counts[best] <= DISTINCT_MAX:
-                by_key[best].append(i)
-            else:
-                textual[i] = bigrams(texts[i])
-        gram_counts: Counter[str] = Counter(chain.from_iterable(textual.values()))
-        gram_rank = _ranks(gram_counts)
-        lengths = [len(t) for t in texts]
-        floor = threshold / (2.0 - threshold) - 1e-9
-        by_anchor: dict[str, list[int]] = defaultdict(list)
-        for i in textual:
-            by_anchor[min(value_sets[i], key=value_rank.__getitem__) if value_sets[i] else ""].append(i)
-        small = {a: members for a, members in by_anchor.items() if len(members) <= DISTINCT_MAX}
-        by_gram: dict[tuple[str, str], list[int]] = defaultdict(list)
-        reach: dict[str, tuple[float, float]] = {}  # lengths that can pair with an anchor's entries
-        for anchor, members in by_anchor.items():
-            if anchor in small:
-                continue
-            member_lengths = [lengths[i] for i in members]
-            reach[anchor] = (min(member_lengths) * floor, max(member_lengths) / floor)
-            for i in members:
-                grams = textual[i]
-                keep = _prefix(lengths[i], len(grams), lengths[i], threshold, TEXT_KEYS)
-                for g in sorted(grams, key=gram_rank.__getitem__)[:keep]:
-                    by_gram[(anchor, g)].append(i)
-        del textual, by_anchor
-        anchor_grams: dict[str, set[str]] = defaultdict(set)
-        for anchor, g in by_gram:
-            anchor_grams[anchor].add(g)
-        self.texts, self.value_sets, self.threshold = texts, value_sets, threshold
-        self.rare, self.pairs, self.by_key, self.small, self.reach = rare, pairs, by_key, small, reach
-        self.by_gram, self.anchor_grams, self.gram_rank = by_gram, anchor_grams, gram_rank
-        self.lengths, self.floor = lengths, floor
-        self.anchors = frozenset(small) | frozenset(reach)  # the values worth looking up as anchors
-        self.no_value = frozenset(("",)) & self.anchors  # entries without values are under ""
+            names.sort(key=rank.__getitem__)  # the rarest first
+            self.rarest.append(names[:CONTAINED_KEYS])
+            need, rest, prefix = sum(weights.values()) * share, sum(weights.values()), []
+            for f in names:
+                prefix.append(f)
+                rest -= weights[f]
+                if rest < need - MAX_WEIGHT:
+                    break
+            self.probes.append([f for f in prefix if counts[f] <= common])
+        self.totals = [sum(fs.values()) for fs in features]
+        self.by_feature, self.by_value = by_feature, by_value
+        self.sets: dict[str, set[int]] = {}
+        self.value_sets: dict[str, set[int]] = {}
+
+    def _value_set(self, value: str) -> set[int]:
+        found = self.value_sets.get(value)
+        if found is None:
+            found = self.value_sets[value] = set(self.by_value[value])
+        return found
+
+    def _set(self, feature: str) -> set[int]:
+        found = self.sets.get(feature)
+        if found is None:
+            found = self.sets[feature] = set(self.by_feature[feature])
+        return found
 
     def near(self, i: int) -> set[int]:
-        """The entries entry i is worth verifying against (i itself left out)."""
-        text, n, floor = self.texts[i], self.lengths[i], self.floor
+        """The entries entry i is worth judging against (i itself left out)."""
+        n = self.totals[i]
+        low, high = n * PAIR_SHARE, n / PAIR_SHARE
+        totals = self.totals
+        anchor = self.anchor[i]
         seen: set[int] = set()
-        by_key = self.by_key
-        for keys in (self.rare[i], self.pairs[i]):
-            for key in keys:
-                found = by_key.get(key)
-                if found:
-                    seen.update(found)
-        mine = []
-        small, reach = self.small, self.reach
-        for anchor in self.anchors.intersection(self.value_sets[i]) | self.no_value:
-            if anchor in small:
-                seen.update(small[anchor])
-            elif reach[anchor][0] <= n <= reach[anchor][1]:
-                mine.append(anchor)
-        if mine:
-            grams: set[str] | None = None
-            if n <= SHORT:  # as many of its bigrams as the prefix-filter bound asks for
-                grams = bigrams(text)
-                wanted = _prefix(n, len(grams), n * floor, self.threshold, TEXT_PROBES)
-            else:  # at most TEXT_PROBES, found among the anchor's without a set of all its own
-                wanted = TEXT_PROBES
-            for anchor in mine:
-                if grams is None:
-                    probes = self.anchor_grams[anchor].intersection(map(add, text, text[1:]))
-                else:
-                    probes = grams & self.anchor_grams[anchor]
-                if len(probes) > wanted:
-                    probes = set(sorted(probes, key=self.gram_rank.__getitem__)[:wanted])
-                for g in probes:
-                    seen.update(self.by_gram[(anchor, g)])
-        low, high = n * floor, n / floor
-        lengths = self.lengths
-        return {j for j in seen if j != i and low <= lengths[j] <= high}
+        if self.routine[i]:
+            seen.update(self.by_day[self.day[i]])
+        if anchor:
+            lists = sorted((self.by_value[v] for v in anchor), key=len)
+            if len(lists) == 1:
+                seen.update(lists[0])
+            else:
+                others = [self._value_set(v) for v in anchor if self.by_value[v] is not lists[0]]
+                seen.update(j for j in lists[0] if all(j in o for o in others))
+        rarest = self.rarest[i]
+        if rarest:
+            lists = sorted((self.by_feature[f] for f in rarest), key=len)
+            others = [self._set(f) for f in rarest if self.by_feature[f] is not lists[0]]
+            seen.update(j for j in lists[0] if all(j in o for o in others))
+        probes = self.probes[i]
+        if len(probes) >= 2:
+            hits: Counter[int] = Counter()
+            for f in probes:
+                hits.update(self.by_feature[f])
+            seen.update(j for j, k in hits.items() if k >= 2)
+        seen.discard(i)
+        return {j for j in seen if low <= totals[j] <= high}
+
+
+def _ranks(counts: Mapping[str, int]) -> dict[str, int]:
+    """Each name's place when sorted by (count, name): the rarest first."""
+    return {name: k for k, name in enumerate(sorted(counts, key=lambda name: (counts[name], name)))}
+
+
+def refinements(value: str) -> str:
+    """What a value names more fully than: a path its file, a model tag its model
+    (leads/buyer-leads.csv: buyer-leads.csv; gemma3:4b: gemma3); itself for anything else."""
+    if "/" in value.rstrip("/"):
+        return value.rstrip("/").rsplit("/", 1)[-1]
+    head, colon, _ = value.partition(":")
+    return head if colon and head and not head.isdigit() and "//" not in value else value
 
 
 def candidate_pairs(
-    texts: Sequence[str], value_sets: Sequence[frozenset[str]], threshold: float
+    features: Sequence[Mapping[str, float]],
+    value_sets: Sequence[Iterable[str]],
+    threshold: float,
+    common: int = COMMON,
 ) -> Iterator[tuple[int, int]]:
-    """Pairs (i, j), i < j, worth verifying (see `Blocking`), each once."""
-    blocking = Blocking(texts, value_sets, threshold)
-    size = len(texts)
-    emitted: set[int] = set()
-    for i in range(size):
-        for j in blocking.near(i):
-            first, second = (j, i) if j < i else (i, j)
-            code = first * size + second
-            if code not in emitted:
-                emitted.add(code)
-                yield first, second
+    """Pairs (i, j), i < j, worth judging (see `Blocking`), each once."""
+    blocking = Blocking(features, value_sets, threshold, common)
+    found: set[tuple[int, int]] = set()
+    for i in range(len(features)):
+        found.update((i, j) if i < j else (j, i) for j in blocking.near(i))
+    yield from sorted(found)
 
 
 # --- groups ----------------------------------------------------------------------------------
@@ -424,33 +505,18 @@ class _Key:
     routine: bool
     done: bool | None
     members: list[int]
+    text: str
+    day: date | None  # the day of a routine event (its key holds that day's copies only)
+    days: set[date | None]  # the days of its members
+    status: frozenset[str]  # ok, open, bad: its checkbox and status marks
 
 
 def values_agree(a: frozenset[str], b: frozenset[str]) -> bool:
-    """One entry's values inside the other's (the fuller one is kept), and the same people
-    named when both name someone: "assigned to Mia" is not "assigned to Talia"."""
-    if not (a <= b or b <= a):
-        return False
-    names_a = {v for v in a if v.startswith(NAME_MARK)}
-    names_b = {v for v in b if v.startswith(NAME_MARK)}
-    return not names_a or not names_b or names_a == names_b
-
-
-def _compatible(a: _Key, b: _Key) -> bool:
-    if a.negative != b.negative or a.done != b.done:
-        return False
-    return values_agree(a.values, b.values)
-
-
-def _completeness(key: _Key, items: Sequence[Item], member: int) -> tuple[int, int, int, date, int]:
-    item = items[member]
-    return (
-        0 if item.in_core else 1,
-        -len(key.values),
-        -len(key.norm),
-        item.date or date.min,
-        member,
-    )
+    """One entry's values inside the other's (the fuller one is kept): "assigned to Mia" is
+    not "assigned to Talia", "port 8080" not "port 9090"."""
+    plain_a = {v.removeprefix(NAME_MARK) for v in a}
+    plain_b = {v.removeprefix(NAME_MARK) for v in b}
+    return plain_a <= plain_b or plain_b <= plain_a
 
 
 Description = tuple[str, frozenset[str], bool]
@@ -467,18 +533,31 @@ def serial_map(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
     return [function(t) for t in texts]
 
 
+class _Judged(Protocol):
+    @property
+    def same(self) -> bool: ...
+
+    @property
+    def similarity(self) -> float: ...
+
+
 def duplicate_groups(
     items: Sequence[Item],
     threshold: float,
     mapper: Mapper = serial_map,
     described: Mapping[str, Description] | None = None,
 ) -> list[Group]:
-    """Groups of two or more items that say the same thing, each with the item to keep.
+    """Groups of two or more items that state the same fact, each with the item to keep.
 
-    `mapper` applies `describe` to every distinct text not already in `described`;
-    a caller may run it in parallel.
+    Whether two items state the same fact is judgement.duplicates' verdict; this finds the
+    pairs worth asking about and folds the answers into groups in which every member is the
+    same fact as the kept one, and the kept one holds everything every member says.
+    `mapper` applies `describe` to every distinct text not already in `described`, and
+    judges each entry's candidates; a caller may run both in parallel.
     """
-    keys: dict[tuple[str, frozenset[str], bool, bool | None], _Key] = {}
+    from memcli.core.judgement.wording import sketch, status_marks, value_keys
+
+    keys: dict[tuple[object, ...], _Key] = {}
     known = described or {}
     distinct = [t for t in dict.fromkeys(item.text for item in items) if t not in known]
     described = {**known, **dict(zip(distinct, mapper(describe, distinct), strict=True))}
@@ -486,26 +565,40 @@ def duplicate_groups(
         norm, vals, neg = described[item.text]
         if not norm:
             continue
-        ident = (norm, vals, neg, item.done)
+        # A routine event ("heartbeat OK") recurs: copies on different days are separate
+        # events, so a routine text is one key per day and is matched within its day only.
+        day = (item.date,) if item.routine else ()
+        status = status_marks(item.text)
+        ident = (norm, vals, neg, item.done, status, *day)
         key = keys.get(ident)
         if key is None:
-            keys[ident] = _Key(norm, vals, neg, item.routine, item.done, [i])
+            keys[ident] = _Key(
+                norm, vals, neg, item.routine, item.done, [i], item.text, item.date, {item.date}, status
+            )
         else:
             key.members.append(i)
-            key.routine = key.routine or item.routine
-    # A routine event ("heartbeat OK") recurs: copies on different days are separate events,
-    # and routine lines are never matched fuzzily. Only same-day copies are duplicates.
-    routine_groups: list[list[int]] = []
-    unique: list[_Key] = []
-    for key in keys.values():
-        if key.routine:
-            by_day: dict[date | None, list[int]] = defaultdict(list)
-            for i in key.members:
-                by_day[items[i].date].append(i)
-            routine_groups.extend(m for m in by_day.values() if len(m) > 1)
-        else:
-            unique.append(key)
-
+            key.days.add(item.date)
+    unique = list(keys.values())
+    values = [value_keys(k.values) for k in unique]
+    # identifiers joined by hyphens (atlas-api) are words to the verdict, but rare enough
+    # to find an entry's restatements by
+    blocking = Blocking(
+        [sketch(k.norm, k.values) if not k.routine else {} for k in unique],
+        [
+            vs | {v for v in k.values if "-" in v and v.replace("-", "").isalpha()}
+            for vs, k in zip(values, unique, strict=True)
+        ],
+        threshold,
+        days=[(k.routine, k.days) for k in unique],
+    )
+    verify = _Verifier(unique, values, blocking, threshold)
+    candidates = {(i, j) if i < j else (j, i) for i in range(len(unique)) for j in blocking.near(i)}
+    if len(candidates) < JUDGED_HERE:
+        found = [verify.pairs(candidates)]
+    else:  # each entry judges its own neighbours on every core (when `mapper` can)
+        found = mapper(verify, [str(i) for i in range(len(unique))])
+    # a pair found from both of its sides is the same triple, kept once
+    scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
     parent = list(range(len(unique)))
 
     def find(x: int) -> int:
@@ -514,102 +607,144 @@ def duplicate_groups(
             x = parent[x]
         return x
 
-    cutoff = threshold * 100.0
-    norms = [k.norm for k in unique]
-    verify = _Verifier(unique, Blocking(norms, [k.values for k in unique], threshold), cutoff)
-    # each entry probes and verifies its own neighbours (on every core when `mapper` can);
-    # a pair found from both of its sides is the same triple, kept once
-    found = mapper(verify, [str(i) for i in range(len(unique))])
-    scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
     members: dict[int, list[int]] = {i: [i] for i in range(len(unique))}
     for _, a, b in scored:
         ra, rb = find(a), find(b)
         if ra == rb:
             continue
         merged = members[ra] + members[rb]
-        if not _group_holds(merged, unique, items, cutoff):
+        if not verify.holds(merged, items):
             continue
         parent[rb] = ra
         members[ra] = merged
         del members[rb]
-    groups = [g for g in (_make_group(m, unique, items) for m in members.values()) if g is not None]
-    for same_day in routine_groups:
-        keep, *rest = sorted(same_day, key=lambda i: (0 if items[i].in_core else 1, i))
-        day = items[keep].date
-        groups.append(Group(keep, tuple((i, 1.0) for i in rest), int(day is not None), day, day))
+    groups = [g for g in (verify.group(m, items) for m in members.values()) if g is not None]
     return sorted(groups, key=lambda g: g.keep)
 
 
 class _Verifier:
     """Entry i's duplicates among those blocking proposes: (similarity, a, b) with a < b.
     Called with the entry's index as text, so that a mapper can run it in forked workers,
-    which inherit the index instead of receiving it."""
+    which inherit the shapes instead of receiving them."""
 
-    def __init__(self, unique: Sequence[_Key], blocking: Blocking, cutoff: float) -> None:
+    def __init__(
+        self, unique: Sequence[_Key], values: Sequence[frozenset[str]], blocking: Blocking, threshold: float
+    ) -> None:
         self.unique = unique
+        self.values = values
         self.blocking = blocking
-        self.cutoff = cutoff
+        self.threshold = threshold
+        self.shapes = _Shapes(unique)
+
+    def judge(self, a: int, b: int) -> _Judged:
+        from memcli.core.judgement.duplicates import judge
+        from memcli.core.judgement.wording import values_nest
+
+        ka, kb = self.unique[a], self.unique[b]
+        if ka.done is not None and kb.done is not None and ka.done != kb.done:
+            return _NOT_SAME
+        if (ka.routine and ka.day not in kb.days) or (kb.routine and kb.day not in ka.days):
+            return _NOT_SAME  # a routine event on another day is another event
+        if ka.status and kb.status and ka.status != kb.status:
+            return _NOT_SAME
+        if not values_nest(self.values[a], self.values[b]):
+            return _NOT_SAME
+        verdict: _Judged = judge(self.shapes[a], self.shapes[b], self.threshold)
+        return verdict
 
     def __call__(self, index: str) -> list[tuple[float, int, int]]:
-        from rapidfuzz.fuzz import ratio
-
         i = int(index)
-        unique, norms = self.unique, self.blocking.texts
+        return self.pairs((i, j) if i < j else (j, i) for j in self.blocking.near(i))
+
+    def pairs(self, pairs: Iterable[tuple[int, int]]) -> list[tuple[float, int, int]]:
+        """The pairs that are the same fact, each as (similarity, a, b)."""
         out = []
-        for j in self.blocking.near(i):
-            a, b = (i, j) if i < j else (j, i)
-            s = ratio(norms[a], norms[b], score_cutoff=self.cutoff)
-            if s and _compatible(unique[a], unique[b]) and not substitutes_a_name(norms[a], norms[b]):
-                out.append((s, a, b))
+        for a, b in pairs:
+            verdict = self.judge(a, b)
+            if verdict.same:
+                out.append((verdict.similarity, a, b))
         return out
 
+    def keeper(self, keys: Iterable[int], items: Sequence[Item]) -> tuple[int, int]:
+        """The member kept: in MEMORY.md, else the one that says most, else the earliest."""
 
-def _group_keeper(keys: Iterable[int], unique: Sequence[_Key], items: Sequence[Item]) -> tuple[int, int]:
-    return min(
-        ((k, m) for k in keys for m in unique[k].members),
-        key=lambda km: _completeness(unique[km[0]], items, km[1]),
-    )
+        def completeness(km: tuple[int, int]) -> tuple[int, float, int, date, int]:
+            k, m = km
+            item = items[m]
+            return (
+                0 if item.in_core else 1,
+                -self.shapes[k].heavy,
+                -len(self.unique[k].norm),
+                item.date or date.min,
+                m,
+            )
+
+        return min(((k, m) for k in keys for m in self.unique[k].members), key=completeness)
+
+    def holds(self, keys: list[int], items: Sequence[Item]) -> bool:
+        """A merged group must have a keeper that every member is the same fact as, and that
+        holds every value and word of every member: nothing a duplicate had may be lost."""
+        keeper, _ = self.keeper(keys, items)
+        from memcli.core.judgement.wording import covers
+
+        kept = self.shapes[keeper]
+        kept_has = frozenset(kept.weights.keys() | {v.removeprefix(NAME_MARK) for v in kept.values})
+        kept_heavy = {f for f, w in kept.weights.items() if w >= HEAVY}
+        for k in keys:
+            if k == keeper:
+                continue
+            other = self.shapes[k]
+            if not covers(kept_has, frozenset(v.removeprefix(NAME_MARK) for v in other.values)):
+                return False
+            if not self.judge(*sorted((keeper, k))).same:
+                return False
+            adds = any(w >= HEAVY and f not in kept.weights for f, w in other.weights.items())
+            if adds and kept_heavy <= other.weights.keys():
+                return False  # the member holds all of the kept one and more
+        return True
+
+    def group(self, keys: list[int], items: Sequence[Item]) -> Group | None:
+        if sum(len(self.unique[k].members) for k in keys) < 2:
+            return None
+        keeper_key, keeper = self.keeper(keys, items)
+        dups: list[tuple[int, float]] = []
+        for k in keys:
+            sim = 1.0 if k == keeper_key else self.judge(*sorted((keeper_key, k))).similarity
+            dups.extend((m, sim) for m in self.unique[k].members if m != keeper)
+        dups.sort(key=lambda d: (items[d[0]].date or date.min, d[0]))
+        every = [keeper] + [d[0] for d in dups]
+        days = sorted({d for d in (items[i].date for i in every) if d is not None})
+        return Group(
+            keep=keeper,
+            duplicates=tuple(dups),
+            mentions=len(days),
+            first_seen=days[0] if days else None,
+            last_seen=days[-1] if days else None,
+        )
 
 
-def _group_holds(keys: list[int], unique: Sequence[_Key], items: Sequence[Item], cutoff: float) -> bool:
-    """A merged group must have a keeper that carries every value and resembles every member."""
-    from rapidfuzz.fuzz import ratio
+class _Shapes:
+    """Each key's shape, read when first asked for (in the process that asks: a forked
+    worker reads those of the pairs it judges)."""
 
-    keeper_key, _ = _group_keeper(keys, unique, items)
-    keeper = unique[keeper_key]
-    for k in keys:
-        other = unique[k]
-        if not other.values <= keeper.values or other.negative != keeper.negative:
-            return False
-        if not values_agree(other.values, keeper.values):
-            return False
-        if other.done != keeper.done:
-            return False
-        if k != keeper_key and (
-            ratio(keeper.norm, other.norm, score_cutoff=cutoff) == 0
-            or substitutes_a_name(keeper.norm, other.norm)
-        ):
-            return False
-    return True
+    def __init__(self, unique: Sequence[_Key]) -> None:
+        self.unique = unique
+        self.read: dict[int, Any] = {}
+
+    def __getitem__(self, k: int) -> Any:
+        found = self.read.get(k)
+        if found is None:
+            from memcli.core.judgement.wording import shape
+
+            key = self.unique[k]
+            found = self.read[k] = shape(key.text, (key.norm, key.values, key.negative), key.status)
+        return found
 
 
-def _make_group(keys: list[int], unique: Sequence[_Key], items: Sequence[Item]) -> Group | None:
-    if sum(len(unique[k].members) for k in keys) < 2:
-        return None
-    from rapidfuzz.fuzz import ratio
+@dataclass(frozen=True, slots=True)
+class _Different:
+    same: bool = False
+    similarity: float = 0.0
 
-    keeper_key, keeper = _group_keeper(keys, unique, items)
-    dups: list[tuple[int, float]] = []
-    for k in keys:
-        sim = 1.0 if k == keeper_key else float(ratio(unique[keeper_key].norm, unique[k].norm)) / 100.0
-        dups.extend((m, sim) for m in unique[k].members if m != keeper)
-    dups.sort(key=lambda d: (items[d[0]].date or date.min, d[0]))
-    every = [keeper] + [d[0] for d in dups]
-    days = sorted({d for d in (items[i].date for i in every) if d is not None})
-    return Group(
-        keep=keeper,
-        duplicates=tuple(dups),
-        mentions=len(days),
-        first_seen=days[0] if days else None,
-        last_seen=days[-1] if days else None,
-    )
+
+_NOT_SAME = _Different()

@@ -117,6 +117,9 @@ class Digest:
     headings: dict[str, str] = field(default_factory=dict)
     found: dict[str, int] = field(default_factory=dict)  # items of each class before choosing
     withheld: tuple[str, ...] = ()  # places of texts left out because they hold a secret
+    # a compaction summary's parts (core.compaction: goal, constraints, done, in_progress,
+    # blocked, decisions, next_steps, critical); None: derived from the items' classes
+    compaction: dict[str, tuple[str, ...]] | None = None
 
     def kept(self) -> dict[str, int]:
         return {kind: len(self.by_kind(kind)) for kind in CLASSES if self.by_kind(kind)}
@@ -152,6 +155,24 @@ class Digest:
             ],
             "tokens_in": self.tokens_in,
             "budget": self.budget,
+            "compaction": self.compaction_parts(),
+        }
+
+    def compaction_parts(self) -> dict[str, list[str]]:
+        """The parts of a compaction summary: as core.compaction chose them, or from the
+        classes of the items (a summary of notes has no turns to read progress from)."""
+        if self.compaction is not None:
+            return {name: list(items) for name, items in self.compaction.items()}
+        by = self.by_kind
+        return {
+            "goal": by("goal"),
+            "constraints": by("preference") + by("environment"),
+            "done": by("done"),
+            "in_progress": [],
+            "blocked": [],
+            "decisions": by("decision"),
+            "next_steps": by("pending"),
+            "critical": by("knowledge") + by("other"),
         }
 
 
@@ -411,7 +432,8 @@ def transcript_tokens(messages: Sequence[Message]) -> int:
     total = 0
     for m in messages:
         total += estimate_tokens(m.text)
-        total += sum(estimate_tokens(f"{c.name} {c.path or ''}") + 8 for c in m.calls)
+        # a call: its name and arguments (an edit's texts, a file written whole), ~4 characters a token
+        total += sum(estimate_tokens(c.name) + max(c.size, len(c.path or "")) // 4 + 8 for c in m.calls)
     return total
 
 

@@ -59,6 +59,8 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(SAMPLE / "sessions", root / "sessions")
     for day in OLD_NOTES:
         shutil.copy(SAMPLE / "memory" / f"{day}.md", root / "memory" / f"{day}.md")
+    with open(root / "memory" / "2026-10-20.md", "a", encoding="utf-8") as f:
+        f.write("- ok thanks\n")  # noise in a closed note the first gc keeps: it goes to the trash
     first = memcli(root, "gc")
     assert first.exit_code == 0 and "applied" in first.stderr, first.stderr
     shutil.copy(SAMPLE / "memory" / "2026-09-08.md", root / "memory" / "2026-09-08.md")
@@ -424,6 +426,7 @@ READS = {
     "flush-dry-run": ["flush", "--dry-run"],
     "compact-dry-run": ["compact", "--dry-run", "--force"],
     "summarize-to-stdout": ["summarize", "--output", "-"],
+    "doctor": ["doctor"],
 }
 
 

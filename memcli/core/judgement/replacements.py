@@ -1,0 +1,276 @@
+"""Which older facts each newer entry of a workspace replaces (SPEC §7, issue 17).
+
+judgement.supersede says whether one newer entry replaces one older one. This module
+asks it of a whole workspace, in the order the entries were written, and decides:
+
+- which entries take part: a newer entry that may say something changed (a cue, a
+  correction, a state or a value; in MEMORY.md, only a change said by a cue: there, only
+  a cue tells which entry is newer), and the older facts it may retire (a list item, a
+  paragraph or a quote of a note or of MEMORY.md that states one fact, not a report);
+- which pairs are judged: only those judgement.candidates finds by key;
+- what holds across pairs: an older fact is replaced once, by the first newer entry that
+  replaces it; of several values said before, a value said again replaces the one said
+  last (which replaced the rest); a correction retires the entry it refers to; a
+  MEMORY.md entry a note repeats on or after the newer entry's day is no older news; an
+  entry that would retire more than `AT_MOST` facts is a misreading and retires none.
+
+The planner (core.lifecycle) gives every entry as plain data (`Fact`) and turns the
+answer (`Found`) into actions. Each distinct text is read once, however often it recurs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence, Set
+from dataclasses import dataclass
+from datetime import date
+
+from memcli.core.judgement.candidates import Older, Query, first_keys, keys_of, lookup, plain_lookup
+from memcli.core.judgement.changes import Reading, read_changes
+from memcli.core.judgement.profiles import Profile, corrects, may_change, profile, template_of
+from memcli.core.judgement.supersede import AT_MOST, CUELESS, Verdict, judge, judge_correction
+from memcli.core.subjects import light_words
+
+SAID_AGAIN_TRIES = 4  # older entries of other days an entry without a change cue is judged against
+
+FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
+FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
+SERIES_MIN = 12  # a file's lines of one shape (numbers aside) that make a log series
+_NUMBERS = re.compile(r"\d+")
+_HAS_ITEMS = re.compile(r"\n[ \t]+(?:[-+*]|\d{1,9}[.)])[ \t]")  # a list entry with items of its own
+CORE, NOTE = "core", "note"  # where an entry is: MEMORY.md, a daily note (else it takes no part)
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One entry, as the search for replacements sees it."""
+
+    text: str  # as written
+    kind: str  # bullet, paragraph, quote, task, …
+    where: str  # CORE, NOTE, or anything else (an entry that takes no part)
+    day: date | None  # the day of its note (None in MEMORY.md)
+    file: str
+    first_line: int
+    last_line: int
+    group: int | None  # its duplicate group: copies of one fact count as one fact
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the newer entries replace."""
+
+    replaced: tuple[tuple[int, tuple[tuple[int, Verdict], ...]], ...]  # newer, older facts: in time order
+    superseded: frozenset[int]  # every older fact replaced
+    held_back: frozenset[int]  # newer entries that must not go up: they replace a MEMORY.md
+    # entry a note repeats since
+    misread: tuple[tuple[int, int], ...]  # newer entries that would retire more than AT_MOST facts (how many)
+
+
+def find_replacements(
+    facts: Sequence[Fact], read: Callable[[str], str], repeated: Callable[[int, int], bool]
+) -> Found:
+    """Which older facts each newer entry replaces. `read(text)`: the text as the judgement
+    reads it (core.scoring.scoring_text); `repeated(o, n)`: whether a note repeats MEMORY.md's
+    entry o on or after the day of entry n (then n does not replace it)."""
+    return _Search(facts, read, repeated).run()
+
+
+class _Search:
+    def __init__(
+        self, facts: Sequence[Fact], read: Callable[[str], str], repeated: Callable[[int, int], bool]
+    ) -> None:
+        self.facts = facts
+        self.repeated = repeated
+        # each text as the judgement reads it (only facts take part: the others are never read)
+        self.scanned = [read(f.text) if f.kind in FACT_KINDS else "" for f in facts]
+        self.written = [(f.day or date.min, f.file, f.first_line) for f in facts]
+        self.when = self.written.__getitem__  # the order entries were written in: MEMORY.md's first
+        self.held_back: set[int] = set()
+        # what is read from each distinct text (scanned), once
+        self._changes: dict[str, tuple[Reading, ...]] = {}
+        self._templates: dict[str, str | None] = {}
+        self._words: dict[str, Set[str]] = {}
+        self._keys: dict[str, frozenset[str]] = {}
+        self._profiles: dict[str, Profile] = {}
+        self._queries: dict[tuple[str, bool], list[Query]] = {}
+        self.in_series = self.log_series()
+
+    def log_series(self) -> frozenset[int]:
+        """The entries of a log series: a file's lines of one shape but for their numbers
+        ("- deployed build 4121", "- build 4122", … a thousand a day). One of them says no
+        value again that another held: each is its own event."""
+        by_shape: dict[tuple[str, str], list[int]] = {}
+        for i, f in enumerate(self.facts):
+            if self.scanned[i]:
+                by_shape.setdefault((f.file, _NUMBERS.sub("#", self.scanned[i])), []).append(i)
+        return frozenset(i for series in by_shape.values() if len(series) >= SERIES_MIN for i in series)
+
+    # --- what is read from a text ----------------------------------------------------
+
+    def changes(self, i: int) -> tuple[Reading, ...]:
+        """The changes entry i states by a cue (see `read_changes`)."""
+        text = self.scanned[i]
+        found = self._changes.get(text)
+        if found is None:
+            found = self._changes[text] = read_changes(text)
+        return found
+
+    def template(self, text: str) -> str | None:
+        if text not in self._templates:
+            self._templates[text] = template_of(text)
+        return self._templates[text]
+
+    def words(self, text: str) -> Set[str]:
+        """The text's `light_words` (never changed: the keys and queries copy from it)."""
+        found = self._words.get(text)
+        if found is None:
+            found = self._words[text] = light_words(text)
+        return found
+
+    def keys(self, i: int) -> frozenset[str]:
+        """What entry i is found by (see `keys_of`)."""
+        text = self.scanned[i]
+        found = self._keys.get(text)
+        if found is None:
+            found = self._keys[text] = keys_of(text, self.template(text), self.words(text))
+        return found
+
+    def profile(self, i: int) -> Profile:
+        """What the supersede judgement reads from entry i."""
+        text = self.scanned[i]
+        found = self._profiles.get(text)
+        if found is None:
+            found = self._profiles[text] = profile(text, self.changes(i))
+        return found
+
+    def lookup(self, n: int) -> list[Query]:
+        """How entry n is looked up: by the changes it states (`lookup`), and by its keys
+        (`plain_lookup`); in MEMORY.md, only a cue says which entry is newer."""
+        core = self.facts[n].where == CORE
+        text = self.scanned[n]
+        found = self._queries.get((text, core))
+        if found is None:
+            found = self._queries[(text, core)] = lookup(self.changes(n)) + plain_lookup(
+                text, self.keys(n), self.template(text), cues_only=core, light=self.words(text)
+            )
+        return found
+
+    # --- who takes part ----------------------------------------------------------------
+
+    def may_replace(self, i: int) -> bool:
+        """A fact of a note (or of MEMORY.md, saying what changed) that may say something changed."""
+        f = self.facts[i]
+        if f.kind not in FACT_KINDS or len(f.text) > FACT_MAX_CHARS:
+            return False
+        if f.where == CORE:
+            return bool(self.changes(i))
+        return f.where == NOTE and may_change(self.scanned[i])
+
+    def says_a_change(self, i: int) -> bool:
+        """An entry that may replace an older one: a line of a log series only by a cue."""
+        return self.may_replace(i) and (i not in self.in_series or bool(self.changes(i)))
+
+    def retirable(self, i: int) -> bool:
+        """Whether a newer entry may replace entry i: a fact of MEMORY.md or of a note (an
+        open note's stays where it is, but goes up no more). A list with items of its own
+        is no one fact."""
+        f = self.facts[i]
+        return (
+            f.where in (CORE, NOTE)
+            and f.kind in FACT_KINDS
+            and len(f.text) <= FACT_MAX_CHARS
+            and not _HAS_ITEMS.search(f.text)
+        )
+
+    # --- the search ------------------------------------------------------------------------
+
+    def run(self) -> Found:
+        facts = self.facts
+        newer = sorted((i for i in range(len(facts)) if self.says_a_change(i)), key=self.when)
+        queries = {n: self.lookup(n) for n in newer}
+        wanted = frozenset(first_keys(q for found in queries.values() for q in found))
+        keys: list[frozenset[str]] = [frozenset()] * len(facts)
+        retirable = [i for i in range(len(facts)) if self.retirable(i)]
+        for i in retirable:
+            keys[i] = self.keys(i)
+        older = Older(
+            retirable,
+            keys.__getitem__,
+            self.when,
+            lambda i: facts[i].where == CORE,
+            only=wanted,
+        )
+        out: list[tuple[int, tuple[tuple[int, Verdict], ...]]] = []
+        taken: set[int] = set()
+        misread: list[tuple[int, int]] = []
+        for n in newer:
+            mine = self.scanned[n]
+            before = [o for o in older.find(n, queries[n]) if self.scanned[o] != mine]
+            found = self.corrected(n, before) if corrects(mine) else []
+            if not found and not self.profile(n).readings:
+                found = self.said_again(n, before, taken)
+            elif not found:
+                found = [(o, v) for o in before if o not in taken and (v := self.judged(o, n))]
+                cueless = [(o, v) for o, v in found if v.family in CUELESS]
+                if len(cueless) > 1:  # a value said again replaces the one said last, which replaced the rest
+                    found = [(o, v) for o, v in found if v.family not in CUELESS] + cueless[-1:]
+            replaced = {facts[o].group if facts[o].group is not None else -1 - o for o, _ in found}
+            if len(replaced) > AT_MOST:
+                misread.append((n, len(replaced)))
+            elif found:
+                taken.update(o for o, _ in found)
+                out.append((n, tuple(found)))
+        return Found(tuple(out), frozenset(taken), frozenset(self.held_back), tuple(misread))
+
+    def said_again(self, n: int, before: list[int], taken: set[int]) -> list[tuple[int, Verdict]]:
+        """What an entry that states no change by a cue replaces: only a value said again, a
+        state that ended or a value turned round, and only the one said last (which replaced
+        the rest). So the search goes from the newest older entry back, and gives up after
+        SAID_AGAIN_TRIES entries of other days (a day's log of a thousand alike lines must
+        not cost a thousand judgements per line)."""
+        tries = 0
+        day = self.facts[n].day
+        for o in reversed(before):
+            if o in taken or (day is not None and self.facts[o].day == day):
+                continue  # (a value said twice in one day is no change)
+            verdict = self.judged(o, n)
+            if verdict is not None:
+                return [(o, verdict)]
+            tries += 1
+            if tries >= SAID_AGAIN_TRIES:
+                break
+        return []
+
+    def judged(self, o: int, n: int) -> Verdict | None:
+        """Whether entry n replaces the older entry o. A MEMORY.md entry a note repeats on
+        or after n's day is not older news: n does not replace it, nor goes up beside it."""
+        old, new = self.facts[o], self.facts[n]
+        both_core = old.where == CORE and new.where == CORE
+        same_day = old.day is not None and old.day == new.day
+        verdict = judge(self.profile(o), self.profile(n), same_day=same_day, evergreen=both_core)
+        if verdict is not None and old.where == CORE and self.repeated(o, n):
+            self.held_back.add(n)
+            return None
+        return verdict
+
+    def corrected(self, n: int, before: list[int]) -> list[tuple[int, Verdict]]:
+        """The entry a correction refers to: the most recent earlier one (of `before`, those
+        it was found beside) sharing most with it, or the entry right before it in its file
+        when it says no more than "that's wrong"."""
+        new = self.facts[n]
+        mine = self.profile(n)
+        best: tuple[int, tuple[object, ...]] | None = None
+        for o in before:
+            shared = judge_correction(self.profile(o), mine)
+            rank = (shared, self.when(o))
+            if shared and (best is None or rank > best[1]):
+                best = (o, rank)
+        if best is not None:
+            return [(best[0], Verdict("correction", "", ""))]
+        if len(mine.body.content) < 2:
+            above = [
+                o for o, f in enumerate(self.facts) if f.file == new.file and f.last_line < new.first_line
+            ]
+            if above:
+                return [(above[-1], Verdict("correction", "", ""))]
+        return []
