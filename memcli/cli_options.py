@@ -16,3 +16,6 @@ class GlobalOptions:
     json: bool = False
     quiet: bool = False
     verbose: int = 0
+    state_dir: str | None = None  # OpenClaw's state folder (--state-dir)
+    agent: str | None = None  # the OpenClaw agent whose sessions to work on (--agent)
+    color: str = "auto"  # --color: auto, always or never

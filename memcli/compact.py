@@ -34,23 +34,31 @@ transcript as it was.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from memcli.core.compaction import summarise
 from memcli.core.conversation import Message, Transcript
 from memcli.core.sessions import compaction_due, cut_index
 from memcli.core.summarize import digest_of_session, transcript_tokens
 from memcli.core.tokens import estimate_tokens
 from memcli.core.withheld import holds_secret
 from memcli.errors import ConflictError, DataError
-from memcli.flush import Flushed, flush_one
+from memcli.flush import Flushed, database_wait, flush_one
 from memcli.runtime import Runtime
 from memcli.workspace.files import ensure_writable, writable_dir
-from memcli.workspace.session_store import LEGACY_WHY, sessions_of, store_lock, store_target, update_store
+from memcli.workspace.session_store import (
+    LEGACY_WHY,
+    list_sessions,
+    search_stores,
+    store_lock,
+    store_target,
+    update_store,
+)
 from memcli.workspace.templates import find_template, render_template
-from memcli.workspace.transcripts import append_entry, read_transcript, transcript_path, wait_for_whole_lines
+from memcli.workspace.transcripts import append_entry, read_transcript, wait_for_whole_lines
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,29 @@ def _still_there(fresh: Transcript, first: Message, by_id: bool) -> bool:
     return any((m.index, m.role, m.text) == (first.index, first.role, first.text) for m in fresh.messages)
 
 
+OPENCLAW_COMPACTS = (
+    "OpenClaw 2026.8+ compacts its own sessions (they live in its SQLite database, which memcli never writes)"
+)
+
+
+class _Unreadable(DataError):
+    """A session's transcript could not be read: that session is skipped, the others go on."""
+
+
+@dataclass
+class CompactRun:
+    sessions: list[Compacted] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def error(self) -> DataError | None:
+        """The exit-3 error once the other sessions are done, when a session was refused."""
+        if not self.refused:
+            return None
+        more = f" (and {len(self.refused) - 1} more)" if len(self.refused) > 1 else ""
+        return DataError(f"{self.refused[0]}{more}", "that session was skipped; the others were handled")
+
+
 def compact(
     run: Runtime,
     key: str | None,
@@ -114,22 +145,63 @@ def compact(
     force: bool,
     dry_run: bool,
     keep_recent: int,
-) -> list[Compacted]:
-    return [
-        Compacted(name, False, LEGACY_WHY)
-        if found.legacy
-        else _compact_one(run, found.path, name, entry, force, dry_run, keep_recent)
-        for found, name, entry in sessions_of(run.root, key, store)
-    ]
+) -> CompactRun:
+    """Compact the sessions of the workspace's JSONL stores (or the one `key`). Sessions in an
+    OpenClaw 2026.8+ database are OpenClaw's to compact: when they are all there is, DataError
+    (exit 3) before anything is written."""
+    found = search_stores(run.root, store, run.openclaw() if store is None else None, run.agent)
+    if not found.stores:
+        raise found.nowhere(run.root)
+    listing = list_sessions(run.root, found.stores, key, True, database_wait(run), store is not None)
+    live = [r for r in listing.refs if not r.store.legacy]
+    if live and all(r.store.database for r in live):
+        where = ", ".join(sorted({str(r.store.path) for r in live}))
+        raise DataError(
+            f"{OPENCLAW_COMPACTS}: {where}; nothing was written",
+            "`memcli flush` saves their durable notes to today's note; compaction is OpenClaw's",
+        )
+    out = CompactRun(warnings=list(listing.problems))
+    for ref in listing.refs:
+        if ref.store.legacy:
+            out.sessions.append(Compacted(ref.key, False, LEGACY_WHY))
+        elif ref.store.database:
+            out.sessions.append(Compacted(ref.key, False, OPENCLAW_COMPACTS))
+        elif ref.refused:
+            why = ref.problem or "its transcript cannot be used"
+            if key is not None:
+                raise DataError(why, "nothing was written")
+            out.refused.append(why)
+            out.sessions.append(Compacted(ref.key, False, why))
+        elif ref.transcript is None:
+            out.sessions.append(Compacted(ref.key, False, ref.problem or "no transcript"))
+        else:
+            try:
+                done = _compact_one(
+                    run, ref.store.path, ref.key, ref.entry, ref.transcript, force, dry_run, keep_recent
+                )
+            except _Unreadable as exc:
+                if key is not None:
+                    raise DataError(exc.message, exc.hint) from None
+                out.warnings.append(f"session {ref.key!r}: {exc.one_line()}; skipped, the others go on")
+                done = Compacted(ref.key, False, f"its transcript cannot be read ({exc.message})")
+            out.sessions.append(done)
+    return out
 
 
 def _compact_one(
-    run: Runtime, store: Path, name: str, entry: dict[str, Any], force: bool, dry_run: bool, keep_recent: int
+    run: Runtime,
+    store: Path,
+    name: str,
+    entry: dict[str, Any],
+    path: Path,
+    force: bool,
+    dry_run: bool,
+    keep_recent: int,
 ) -> Compacted:
-    path = transcript_path(store, entry, name)
-    if path is None:
-        return Compacted(name, False, "no transcript")
-    transcript = read_transcript(path, run.root)
+    try:
+        transcript = read_transcript(path, run.root)
+    except DataError as exc:
+        raise _Unreadable(exc.message, exc.hint) from None
     messages = transcript.context()
     before = transcript_tokens(messages)
     unrecorded = _unrecorded(transcript, entry)
@@ -180,6 +252,15 @@ def _compact_one(
         transcript.previous_summary,
         run.rules,
         shrink=False,
+    )
+    parts = summarise(older, transcript.previous_summary, run.rules, run.policy.summary_tokens)
+    read, written = _files(transcript, digest.read_files, digest.modified_files)
+    digest = replace(
+        digest,
+        compaction=parts.parts,
+        read_files=read,
+        modified_files=written,
+        withheld=tuple(dict.fromkeys(digest.withheld + parts.withheld)),
     )
     summary = render_template(
         find_template("compaction-summary", run.root, run.policy.templates_dir),
@@ -239,6 +320,23 @@ def _compact_one(
 
     _record(run, store, name, None, after)
     return Compacted(name, True, why, flushed, compaction, len(kept), len(older), before, after, withheld)
+
+
+def _files(
+    transcript: Transcript, read: tuple[str, ...], written: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The files read and modified in the whole session, as OpenClaw carries them: the
+    earlier compaction's lists, then those of the turns summarised now (a file modified is
+    not listed as read)."""
+    details = transcript.compactions[-1].get("details") if transcript.compactions else None
+    details = details if isinstance(details, dict) else {}
+
+    def listed(key: str) -> list[str]:
+        value = details.get(key)
+        return [p for p in value if isinstance(p, str)] if isinstance(value, list) else []
+
+    modified = tuple(dict.fromkeys([*listed("modifiedFiles"), *written]))
+    return tuple(p for p in dict.fromkeys([*listed("readFiles"), *read]) if p not in modified), modified
 
 
 def _not_written(exc: ConflictError, flushed: Flushed | None) -> ConflictError:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 
@@ -16,7 +16,9 @@ from memcli.config import config_path, load_policy
 from memcli.core.policy import Policy
 from memcli.core.rules import Rules, build_rules
 from memcli.errors import UsageError
+from memcli.phases import Report, silent
 from memcli.workspace.layout import discover
+from memcli.workspace.openclaw import STATE_ENV, OpenClaw, agent_workspace, load_openclaw
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +27,13 @@ class Runtime:
     policy: Policy
     now: datetime  # timezone-aware
     config: Path | None
+    state_dir: Path | None = None  # OpenClaw's state folder as --state-dir named it (None: not named)
+    agent: str | None = None  # the OpenClaw agent --agent chose (None: the workspace's own)
+    progress: Report = field(default=silent, compare=False, repr=False)  # phases of long work
+
+    def openclaw(self) -> OpenClaw:
+        """OpenClaw's state folder, config and agents (read each time: cheap, and current)."""
+        return load_openclaw(self.state_dir)
 
     @property
     def tz(self) -> tzinfo | None:
@@ -88,12 +97,34 @@ def open_runtime(
     cwd: Path | None = None,
     home: Path | None = None,
     root: Path | None = None,
+    progress: Report = silent,
 ) -> Runtime:
     env = os.environ if environ is None else environ
+    state = Path(os.path.abspath(Path(options.state_dir).expanduser())) if options.state_dir else None
     if root is None:
-        root = discover(options.workspace, env, cwd or Path.cwd(), home or Path.home())
+        home = home or Path.home()
+        found = {**env, STATE_ENV: str(state)} if state is not None else env  # its default workspace
+        explicit = options.workspace
+        if options.agent and not explicit and not env.get("MEMCLI_WORKSPACE"):
+            workspace = agent_workspace(load_openclaw(state, env, home), options.agent)
+            if not workspace.is_dir():
+                raise UsageError(
+                    f"the workspace of agent {options.agent!r}, {workspace}, is not a folder",
+                    "create it (`memcli init PATH`), or pass -w",
+                )
+            explicit = str(workspace)
+        by_agent = explicit is not None and explicit != options.workspace  # OpenClaw's own folder
+        root = discover(explicit, found, cwd or Path.cwd(), home, check=not by_agent)
     path = config_path(options.config, env, root)
     policy = load_policy(path, env)
     source = "--now" if options.now else "MEMCLI_NOW"
     now = parse_now(options.now or env.get("MEMCLI_NOW"), user_timezone(policy), source)
-    return Runtime(root=root, policy=policy, now=now, config=path)
+    return Runtime(
+        root=root,
+        policy=policy,
+        now=now,
+        config=path,
+        state_dir=state,
+        agent=options.agent,
+        progress=progress,
+    )

@@ -20,9 +20,12 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from memcli.core.analysis import analyse
+from memcli.core.compaction import summarise
 from memcli.core.entries import conflict_marker_line
+from memcli.core.judgement.candidates import superseded_among
 from memcli.core.lifecycle import Event, FileWrite, Plan
 from memcli.core.roles import SUMMARIES_DIR, MemoryFile, Role
+from memcli.core.scoring import scoring_text
 from memcli.core.summarize import (
     Digest,
     digest_of_notes,
@@ -115,6 +118,8 @@ def summarize_notes(
     analysis = analyse(files, run.policy, run.rules, run.now_local)
     notes = [a for a in analysis.assessed if a.role is not Role.CORE]
     sources = sorted({a.entry.file for a in notes})
+    stale = superseded_among([scoring_text(a.entry.text) for a in notes], [a.entry.date for a in notes])
+    notes = [a for i, a in enumerate(notes) if i not in stale]  # a replaced fact is not summarised as current
     if not sources:
         raise DataError(
             f"no daily notes between {start} and {end}", "name another --period or --since/--until"
@@ -154,7 +159,10 @@ def summarize_session(
         None,  # every turn is read, those before a compaction too: its summary adds nothing
         run.rules,
     )
-    digest = replace(digest, withheld=tuple(f"{source} {place}" for place in digest.withheld))
+    if template == "compaction-summary":  # its parts read the turns as a compaction does
+        parts = summarise(transcript.messages, None, run.rules, budget)
+        digest = replace(digest, compaction=parts.parts, withheld=digest.withheld + parts.withheld)
+    digest = replace(digest, withheld=tuple(f"{source} {place}" for place in dict.fromkeys(digest.withheld)))
     summary = _finish(run, digest, template or "session-summary", command)
     return replace(summary, warnings=summary.warnings + transcript.problems)
 

@@ -1,15 +1,18 @@
 """`memcli watch`: keep memory healthy while an agent works (SPEC §11).
 
-watchdog observers on the workspace (recursive) and on the session stores' folders wake
-the watcher; a burst of changes is acted on once, `debounce` seconds after its last event
+watchdog observers on the workspace (recursive) and on the session stores' folders (the
+named store's, or OpenClaw's `agents/` when the workspace is an agent's: its JSONL
+transcripts, and from 2026.8 its database and the database's WAL) wake the watcher; a
+burst of changes is acted on once, `debounce` seconds after its last event
 (core.watching.Debouncer). A pass flushes the sessions that became due (the flush service,
 never forced) and counts the user turns appended to the transcripts since the last pass;
 every `gc_every_turns` turns it runs a light gc: the normal gc transaction (`memcli undo`
 reverts it), never forced, and without waiting for a busy lock (the next pass tries again).
 
-Turn offsets and the count live in `.memcli/watch.json`, so a restarted watcher and
-`memcli watch --once` from cron go on counting where the last pass stopped; with no record
-yet, counting starts from the transcripts' current ends.
+Turn offsets (a transcript's byte offset; a database session's last seq) and the count
+live in `.memcli/watch.json`, so a restarted watcher and `memcli watch --once` from cron go
+on counting where the last pass stopped; with no record yet, counting starts from the
+transcripts' current ends.
 
 Between bursts the main thread sleeps on an Event (seconds, never a busy poll). Every
 RESYNC_SECONDS, and whenever a watched folder or one above it comes or goes, it checks that
@@ -60,15 +63,16 @@ from memcli.core.watching import (
     user_turns,
 )
 from memcli.errors import LockTimeout, MemcliError
-from memcli.flush import decide, flush_one
+from memcli.flush import database_wait, flush_refs
 from memcli.runtime import Runtime
 from memcli.services import plan_gc
 from memcli.workspace.files import writable_dir
 from memcli.workspace.lock import WorkspaceLock
-from memcli.workspace.session_store import find_stores, state_dir
+from memcli.workspace.openclaw_db import read_events
+from memcli.workspace.session_store import SessionRef, Store, StoreSearch, list_sessions, search_stores
 from memcli.workspace.state import read_record, write_record
 from memcli.workspace.transaction import apply_plan, record_events, recover
-from memcli.workspace.transcripts import count_in_new_lines, read_store, read_transcript, transcript_path
+from memcli.workspace.transcripts import count_in_new_lines
 
 RESYNC_SECONDS = 5.0
 GC_LOCK_WAIT = 1.0  # a light gc does not queue behind another memcli: it tries again next pass
@@ -136,14 +140,7 @@ def save_turns(root: Path, turns: Turns) -> None:
     write_record(root, STATE_NAME, {"turns": turns.count, "offsets": turns.offsets})
 
 
-@dataclass(frozen=True)
-class Seen:
-    """A session of a store, as a pass found it."""
-
-    store: Path
-    key: str
-    entry: dict[str, Any]
-    transcript: Path | None
+Seen = SessionRef  # a session as a pass finds it
 
 
 @dataclass
@@ -158,6 +155,11 @@ def describe(exc: Exception) -> str:
     if isinstance(exc, OSError):
         return (f"{exc.filename}: " if exc.filename else "") + str(exc.strerror or exc)
     return f"{type(exc).__name__}: {exc}"
+
+
+def search(run: Runtime, store: Path | None = None) -> StoreSearch:
+    """The stores a watcher of this workspace watches (those `memcli flush` sees)."""
+    return search_stores(run.root, store, run.openclaw() if store is None else None, run.agent)
 
 
 class _Stop(BaseException):
@@ -233,10 +235,13 @@ class Watcher:
         were said. Used by `--once`, at start-up and after each burst of changes."""
         run = replace(self.runtime, now=self.now())
         seen, complete = self.sessions(run)
+        by_store: dict[Store, list[Seen]] = {}
         for s in seen:
+            by_store.setdefault(s.store, []).append(s)
+        for store, refs in by_store.items():
             if self._stopping:
                 break
-            self.guarded(f"flush {s.key}", partial(self.flush, run, s))
+            self.guarded(f"flush {store.path.name}", partial(self.flush, run, refs))
         if not self._stopping:
             self.guarded("turn count", lambda: self.count(seen, complete))
         if not self._stopping and self.turns.count >= run.policy.gc_every_turns:
@@ -246,65 +251,63 @@ class Watcher:
             self._dirty = False
         self._errors_before, self._errors_now = self._errors_now, set()
 
+    def search(self, run: Runtime) -> StoreSearch:
+        return search(run, self.store)
+
     def sessions(self, run: Runtime) -> tuple[list[Seen], bool]:
         """Every session of the stores (legacy ones left out), and whether every store
         could be read."""
         try:
-            stores = find_stores(run.root, self.store, state_dir())
+            stores = [s for s in self.search(run).stores if not s.legacy]
         except (MemcliError, OSError) as exc:
             self.error(f"sessions: {describe(exc)}")
             return [], False
-        seen: list[Seen] = []
-        complete = True
-        for store in stores:
-            if store.legacy:
-                continue
-            try:
-                data = read_store(store.path, run.root)
-            except (MemcliError, OSError) as exc:
-                self.error(f"sessions: {describe(exc)}")
-                complete = False
-                continue
-            for key, entry in data.items():
-                if not isinstance(entry, dict):
-                    continue
-                try:
-                    path = transcript_path(store.path, entry)
-                except (MemcliError, OSError) as exc:
-                    self.error(f"{key}: {describe(exc)}")
-                    continue
-                seen.append(Seen(store.path, key, entry, path))
-        return seen, complete
+        listing = list_sessions(run.root, stores, None, False, database_wait(run))
+        for problem in listing.problems:
+            self.error(f"sessions: {problem}")
+        return listing.refs, not listing.problems
 
-    def flush(self, run: Runtime, s: Seen) -> None:
-        """Flush the session when it is due (decided here without a lock or a write, then
-        again by the flush service under OpenClaw's lock)."""
-        now_ms = int(run.now.timestamp() * 1000)
-        read_only = not writable_dir(run.root)  # by mode too: root may write anywhere
-        entry = s.entry
-        fresh = entry.get("totalTokensFresh") is not False and isinstance(entry.get("totalTokens"), int)
-        transcript = read_transcript(s.transcript, run.root) if s.transcript and not fresh else None
-        if not decide(run, s.key, entry, s.transcript, transcript, now_ms, read_only).due:
-            return
-        result = flush_one(run, s.store, s.key, False, False)
-        if not result.recorded:
-            return
-        for problem in result.problems:
-            self.error(f"{s.key}: {problem}")
-        n = len(result.items)
-        if result.note:
-            message = f"flushed {s.key} → {result.note} ({n} item{'' if n == 1 else 's'})"
-        else:
-            message = f"flushed {s.key}: nothing new ({result.skipped} already in memory)"
-        self.emit("flushed", message, **result.to_json())
+    def flush(self, run: Runtime, refs: list[Seen]) -> None:
+        """Flush the sessions of one store that are due (decided without a lock or a write,
+        then again under OpenClaw's lock for a sessions.json)."""
+        done = flush_refs(run, refs)
+        for warning in done.warnings:
+            self.error(warning)
+        for refused in done.refused:
+            self.error(refused)
+        for result in done.sessions:
+            if not result.recorded:
+                continue
+            for problem in result.problems:
+                self.error(f"{result.key}: {problem}")
+            n = len(result.items)
+            if result.note:
+                message = f"flushed {result.key} → {result.note} ({n} item{'' if n == 1 else 's'})"
+            else:
+                message = f"flushed {result.key}: nothing new ({result.skipped} already in memory)"
+            self.emit("flushed", message, **result.to_json())
 
     def count(self, seen: list[Seen], complete: bool) -> None:
-        """Add the user turns appended to the transcripts since they were last read."""
+        """Add the user turns appended to the transcripts since they were last read (a
+        database session's: the events after the last seq counted)."""
         offsets = dict(self.turns.offsets)
         added = 0
         done: set[str] = set()
         for s in seen:
-            if s.transcript is None or not counts_turns(s.key) or str(s.transcript) in done:
+            if not counts_turns(s.key):
+                continue
+            if s.store.database and s.session_id is not None:
+                name = f"{s.store.path}#{s.session_id}"
+                if name in done:
+                    continue
+                done.add(name)
+                try:
+                    n, offsets[name] = self.read_turns_db(s, offsets.get(name))
+                except MemcliError:
+                    continue  # the database is busy or gone: counted on a later pass
+                added += n
+                continue
+            if s.transcript is None or str(s.transcript) in done:
                 continue
             name = str(s.transcript)
             done.add(name)
@@ -313,15 +316,30 @@ class Watcher:
             except OSError:  # gone since the store was read: counted when it is back
                 continue
             added += n
-        for name in [n for n in offsets if n not in done and not os.path.exists(n)]:
-            if os.path.isdir(os.path.dirname(name)):  # gone for good; a whole folder may come back
-                del offsets[name]
+        for name in [n for n in offsets if n not in done]:
+            path = name.rsplit("#", 1)[0] if "#" in name else name
+            if "#" in name and os.path.exists(path) and complete:
+                del offsets[name]  # a session the database no longer has current
+            elif not os.path.exists(path) and os.path.isdir(os.path.dirname(path)):
+                del offsets[name]  # gone for good; a whole folder may come back
         if added or offsets != self.turns.offsets or (self.turns.baseline and complete):
             self._dirty = True
         self.turns.count += added
         self.turns.offsets = offsets
         if complete:
             self.turns.baseline = False
+
+    def read_turns_db(self, s: Seen, known: int | None) -> tuple[int, int]:
+        """The user turns among a database session's events after seq `known`, and the last
+        seq; with no record yet (or a baseline), counting starts at its last event."""
+        last = s.last_seq if s.last_seq is not None else -1
+        if known is None or self.turns.baseline:
+            return 0, last
+        if last <= known:
+            return 0, last  # nothing new (or the session was rewritten: counted from its end)
+        events = read_events(s.store.path, s.session_id or "", known, database_wait(self.runtime))
+        turns = user_turns(line.encode("utf-8") for line in events.lines)
+        return turns, events.last_seq if events.last_seq is not None else known
 
     def read_turns(self, path: Path, known: int | None) -> tuple[int, int]:
         """The user turns in the whole lines after `known`, and where they end."""
@@ -381,13 +399,19 @@ class Watcher:
 
     def targets(self) -> dict[str, bool]:
         """The folders to watch (all recursively): the workspace, the folder of the store
-        named with --sessions, and OpenClaw's `agents/` (each agent's sessions folder)."""
+        named with --sessions, and OpenClaw's `agents/` when an agent's workspace this is
+        (its sessions folder, and from 2026.8 its database with its WAL)."""
         wanted = [os.path.abspath(self.runtime.root)]
         if self.store is not None:
             wanted.append(str(self.store.parent))
-        folder = state_dir()
-        if folder is not None:
-            wanted.append(os.path.abspath(folder / "agents"))
+        else:
+            try:
+                found = self.search(self.runtime)
+            except MemcliError:
+                found = None
+            if found is not None and found.openclaw is not None and found.agents:
+                # each agent's sessions/ (JSON) and agent/ (its database and WAL)
+                wanted.append(os.path.abspath(found.openclaw.state / "agents"))
         return {
             t: True
             for t in dict.fromkeys(wanted)

@@ -127,11 +127,15 @@ def test_the_cut_keeps_recent_turns_and_never_strands_a_tool_result(
         assert cut < len(turns)  # the last message always stays
     if cut > 0:
         assert roles[cut] != "toolResult"
-    moved = cut + 1 < len(turns) and roles[cut + 1] == "toolResult"  # kept back to hold a call
-    if turns and not moved:
-        # within the budget (or only the last message), and one more would not have fitted
+    # only when every message after the call is one of its results may the tail pass the budget
+    with_its_call = all(r == "toolResult" for r in roles[cut + 1 :]) and sum(costs[cut:]) > keep
+    if turns and not with_its_call:
+        # within the budget (or only the last message)...
         assert sum(costs[cut:]) <= keep or cut == len(turns) - 1
-        assert cut == 0 or sum(costs[cut - 1 :]) > keep
+        # ...and no longer tail that starts where a cut may be would have fitted
+        for start in range(cut):
+            if start == 0 or roles[start] != "toolResult":
+                assert sum(costs[start:]) > keep
 
 
 def test_the_compaction_summary_carries_the_earlier_one_forward(cli: Invoke, sample: Path) -> None:

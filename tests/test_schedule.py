@@ -50,6 +50,11 @@ def sh_words(command: str) -> list[str]:
     return list(lexer)
 
 
+def state_dir() -> list[str]:
+    """What every job names OpenClaw's state folder with: cron has no OPENCLAW_STATE_DIR."""
+    return ["--state-dir", str(Path.home() / ".openclaw")]
+
+
 @pytest.fixture
 def spaced(tmp_path: Path) -> Path:
     """The sample workspace in a folder whose name has a space, Chinese and a percent sign."""
@@ -77,7 +82,7 @@ def test_the_commands_use_absolute_paths_and_quote_the_workspace(
     for (_, command), job in zip(cron_lines(text), ("gc", "flush"), strict=True):
         words = sh_words(cron_unescape(command))
         i = words.index(PYTHON)
-        assert words[i : i + 7] == [PYTHON, "-P", "-m", "memcli", "-w", str(spaced), job]
+        assert words[i : i + 9] == [PYTHON, "-P", "-m", "memcli", "-w", str(spaced), *state_dir(), job]
         assert words[words.index(">>") + 1] == f"{spaced}/.memcli/{job}.log"
         assert words[:2] == ["cd", str(spaced)]
         assert os.path.isabs(words[i]) and os.path.isabs(words[i + 5])
@@ -164,7 +169,7 @@ def test_cron_json(cli: Invoke, spaced: Path) -> None:
     assert data["workspace"] == str(spaced) and data["python"] == PYTHON
     gc, flush = data["jobs"]
     assert gc["name"] == "gc" and gc["schedule"] == "0 3 * * *"
-    assert gc["argv"] == [PYTHON, "-P", "-m", "memcli", "-w", str(spaced), "gc"]
+    assert gc["argv"] == [PYTHON, "-P", "-m", "memcli", "-w", str(spaced), *state_dir(), "gc"]
     assert flush["schedule"] == "*/15 * * * *"
     assert gc["line"] == f"0 3 * * * {gc['command'].replace('%', chr(92) + '%')}"
     assert gc["log"] == f"{spaced}/.memcli/gc.log"
@@ -210,7 +215,7 @@ def test_systemd_units(cli: Invoke, spaced: Path) -> None:
         service = units[f"memcli-{job}.service"]
         assert service["Service.Type"] == ["oneshot"]
         assert exec_words(service["Service.ExecStart"][0]) == [
-            PYTHON, "-P", "-m", "memcli", "-w", str(spaced), job,
+            PYTHON, "-P", "-m", "memcli", "-w", str(spaced), *state_dir(), job,
         ]  # fmt: skip
         timer = units[f"memcli-{job}.timer"]
         assert timer["Install.WantedBy"] == ["timers.target"]
@@ -279,3 +284,27 @@ def test_systemd_analyze_accepts_the_units(cli: Invoke, spaced: Path, tmp_path: 
         pytest.skip(f"systemd-analyze cannot run here: {proc.stderr.strip()}")
     assert proc.returncode == 0, proc.stderr
     assert "memcli-" not in proc.stderr, proc.stderr
+
+
+def test_the_lines_name_openclaws_state_folder_and_the_agent_so_cron_finds_the_store(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "oc state"
+    ops = state / "workspace-ops"
+    (ops / "memory").mkdir(parents=True)
+    sessions = state / "agents" / "ops" / "sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "sessions.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))  # set in the shell, not in cron
+    data = schedule_json(cli, ops, "--agent", "ops")
+    for job in data["jobs"]:
+        argv = job["argv"]
+        assert argv[argv.index("-w") : argv.index("-w") + 6] == [
+            "-w", str(ops), "--state-dir", str(state), "--agent", "ops",
+        ]  # fmt: skip
+    flush_line = data["jobs"][1]["command"]
+    monkeypatch.delenv("OPENCLAW_STATE_DIR")
+    proc = run_cron_command(flush_line, "flush", "--dry-run")  # cron's bare environment
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    log = (ops / ".memcli" / "flush.log").read_text(encoding="utf-8")
+    assert "no session store" not in log and "error" not in log

@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 
 from memcli.core.policy import Policy
-from memcli.core.sessions import flush_decision
+from memcli.core.sessions import OwnFlush, flush_decision, is_history, max_tokens
 from memcli.errors import DataError, LockTimeout
+from memcli.workspace.openclaw import load_openclaw
 from memcli.workspace.session_store import find_stores, lock_path, render_store, store_lock, update_store
+from memcli.workspace.transcripts import locate
 
 NOW_MS = 1_793_400_000_000
 MIN = 60_000
@@ -67,6 +69,81 @@ def test_the_flush_decision(
     decision = flush_decision(key, entry, POLICY, NOW_MS, size, estimate, read_only)
     assert decision.due is due, (case, decision)
     assert why in decision.why, (case, decision.why)
+
+
+def test_a_stale_count_is_ruled_out_by_the_transcripts_size_or_asks_for_an_estimate() -> None:
+    stale = {"totalTokens": 1_000, "totalTokensFresh": False}
+    small = flush_decision("agent:main:main", stale, POLICY, NOW_MS, 300_000, None)
+    assert not small.due and not small.needs_estimate and "at most ~104,688 tokens" in small.why
+    big = flush_decision("agent:main:main", stale, POLICY, NOW_MS, 900_000, None)
+    assert not big.due and big.needs_estimate  # it might be due: only reading can tell
+    flushed = {
+        **stale,
+        "compactionCount": 1,
+        "memoryFlushAt": NOW_MS - 60 * MIN,
+        "memoryFlushCompactionCount": 1,
+    }
+    done = flush_decision("agent:main:main", flushed, POLICY, NOW_MS, 900_000, None)
+    assert not done.needs_estimate and "already flushed in compaction cycle 1" in done.why
+    assert max_tokens(300_000) >= 300_000 // 3  # a CJK character: 3 bytes, 1 token
+
+
+@pytest.mark.parametrize(
+    ("case", "entry", "own", "due", "why"),
+    [
+        ("OpenClaw flushed this cycle", {"compactionCount": 2, "memoryFlush": {"kind": "succeeded", "compactionCount": 2}},
+         None, False, "already flushed in compaction cycle 2 by OpenClaw"),
+        ("OpenClaw flushed an earlier cycle", {"compactionCount": 2, "memoryFlush": {"kind": "succeeded", "compactionCount": 1}},
+         None, True, "new compaction cycle 2"),
+        ("a failed flush is no flush", {"compactionCount": 2, "memoryFlush": {"kind": "failed", "failureCount": 3}},
+         None, True, "never flushed"),
+        ("memcli flushed this cycle", {"compactionCount": 2}, OwnFlush(NOW_MS - 60 * MIN, 2), False,
+         "already flushed in compaction cycle 2"),
+        ("memcli flushed minutes ago", {"compactionCount": 3}, OwnFlush(NOW_MS - 2 * MIN, 2), False, "cooldown"),
+        ("memcli flushed an earlier cycle", {"compactionCount": 3}, OwnFlush(NOW_MS - 60 * MIN, 2), True,
+         "new compaction cycle 3"),
+    ],
+)  # fmt: skip
+def test_openclaw_2026_8_records_and_memclis_own_count_as_flushes(
+    case: str, entry: dict[str, Any], own: OwnFlush | None, due: bool, why: str
+) -> None:
+    decision = flush_decision(
+        "agent:main:main", {"totalTokens": 190_000, **entry}, POLICY, NOW_MS, 10, None, own=own
+    )
+    assert decision.due is due, (case, decision)
+    assert why in decision.why, (case, decision.why)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("s1.jsonl", None),
+        ("s1.jsonl.reset.2026-10-29T08-00-00.000Z", "reset"),
+        ("s1.jsonl.deleted.2026-10-29T08-00-00.000Z", "deleted"),
+        ("s1.jsonl.bak.2026-10-29T08-00-00.000Z", "backup"),
+        ("s1.jsonl.bak-4242-1793400000000", "backup"),
+        ("reset.jsonl", None),
+    ],
+)
+def test_openclaws_archives_are_history(name: str, kind: str | None) -> None:
+    assert is_history(name) == kind
+
+
+def test_a_transcript_is_located_inside_its_folder_a_stale_absolute_path_by_its_name(tmp_path: Path) -> None:
+    folder = tmp_path / "agents" / "main" / "sessions"
+    folder.mkdir(parents=True)
+    path = store(folder)
+    (folder / "s1.jsonl").write_text("")
+    stale = locate(path, {"sessionFile": "/home/old/.openclaw/agents/main/sessions/s1.jsonl"}, "k")
+    assert stale.path == (folder / "s1.jsonl").resolve() and "/home/old/" in str(stale.note)
+    missing = locate(path, {"sessionFile": "/home/old/gone.jsonl", "sessionId": "nope"}, "k")
+    assert missing.path is None and "does not exist" in str(missing.problem)
+    (tmp_path / "elsewhere.jsonl").write_text("")
+    with pytest.raises(DataError, match="lies outside"):  # a real file elsewhere: not followed
+        locate(path, {"sessionFile": str(tmp_path / "elsewhere.jsonl")}, "k")
+    (folder / "s1.jsonl.reset.2026-10-29T08-00-00.000Z").write_text("")
+    archived = locate(path, {"sessionFile": "s1.jsonl.reset.2026-10-29T08-00-00.000Z"}, "k")
+    assert archived.path is None and "an archive (reset)" in str(archived.problem)
 
 
 # --- the store ------------------------------------------------------------------------------
@@ -182,16 +259,23 @@ def test_malformed_json_is_refused(tmp_path: Path) -> None:
 
 
 def test_stores_are_found_and_a_store_beside_openclaws_database_is_legacy(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
-    store(root)
     state = tmp_path / "state"
+    root = state / "workspace"  # the main agent's workspace, by default
+    root.mkdir(parents=True)
+    store(root)
     (state / "agents" / "main" / "sessions").mkdir(parents=True)
     (state / "agents" / "main" / "sessions" / "sessions.json").write_text("{}")
     (state / "agents" / "main" / "agent").mkdir()
     (state / "agents" / "main" / "agent" / "openclaw-agent.sqlite").write_bytes(b"SQLite format 3\x00")
-    found = find_stores(root, state_dir=state)
-    assert [(s.path.relative_to(tmp_path).as_posix(), s.legacy) for s in found] == [
-        ("ws/sessions.json", False),
-        ("state/agents/main/sessions/sessions.json", True),
+    found = find_stores(root, openclaw=load_openclaw(state, {}, tmp_path))
+    assert [(s.path.relative_to(tmp_path).as_posix(), s.kind, s.legacy, s.agent) for s in found] == [
+        ("state/workspace/sessions.json", "json", False, None),
+        ("state/agents/main/agent/openclaw-agent.sqlite", "sqlite", False, "main"),
+        ("state/agents/main/sessions/sessions.json", "json", True, "main"),
+    ]
+    elsewhere = tmp_path / "ws"  # the workspace of no agent: its own store only
+    elsewhere.mkdir()
+    store(elsewhere)
+    assert [s.path for s in find_stores(elsewhere, openclaw=load_openclaw(state, {}, tmp_path))] == [
+        elsewhere / "sessions.json"
     ]

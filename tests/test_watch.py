@@ -312,7 +312,10 @@ def test_a_sessions_folder_that_vanishes_and_comes_back_is_watched_again(
         args = ["--sessions", str(folder / "sessions.json")]
     else:
         state = tmp_path / "openclaw"
+        state.mkdir()
         monkeypatch.setenv("OPENCLAW_STATE_DIR", str(state))
+        config = {"agents": {"list": [{"id": "main", "workspace": str(ws)}]}}  # ws is main's
+        (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
         gone = state / "agents"  # the folder watched, removed with every agent in it
         folder = gone / "main" / "sessions"
         args = []
@@ -364,6 +367,7 @@ def test_a_light_gc_runs_every_gc_every_turns_turns_as_json_lines(ws: Path) -> N
 
 def test_idle_it_sleeps(ws: Path) -> None:
     """No busy polling: a second of nothing costs (almost) no CPU."""
+    session_folder(ws)
     watching = Watching(ws, "watch", "--debounce", "0.2")
     try:
         watching.wait_for("watching ")
@@ -484,6 +488,7 @@ def test_a_gc_that_finds_the_workspace_locked_is_tried_again_on_the_next_pass(cl
     ],
 )
 def test_a_broken_turn_record_starts_the_count_again(cli: Invoke, ws: Path, record: bytes) -> None:
+    session_folder(ws)
     (ws / ".memcli").mkdir(exist_ok=True)
     (ws / ".memcli" / "watch.json").write_bytes(record)
     result = cli("--json", "-w", str(ws), "--now", NOW, "watch", "--once")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import textwrap
+from dataclasses import replace
 from typing import Annotated, Any
 
 import typer
@@ -36,8 +37,10 @@ def lock_note(timeout: float) -> str:
     """What the workspace lock does to overlapping runs (memcli/workspace/lock.py)."""
     return (
         f"Overlapping runs are kept apart by locks: gc holds the workspace lock ({STATE_DIR}/lock) "
-        f"for its whole run; flush holds OpenClaw's lock on sessions.json while it decides and "
-        f"takes the workspace lock to append to today's note. A run that finds a lock held waits up "
+        f"for its whole run; flush holds OpenClaw's lock on sessions.json while it flushes the "
+        f"sessions that are due (an OpenClaw 2026.8+ database is only read; memcli's record of it "
+        f"has its own lock) and takes the workspace lock to append to today's note. A run that "
+        f"finds a lock held waits up "
         f"to lock_timeout_seconds ({timeout:g} s here), then gives up with exit 4 before writing what "
         f"the lock guards; the next run catches up. A lock left by a process that died is taken over."
     )
@@ -70,10 +73,11 @@ def schedule(
     `memcli flush` every 15 minutes, for this workspace.
 
     The jobs run this very memcli by absolute path (its Python, `-P -m memcli`), with the
-    workspace as -w. cron appends each job's output to <workspace>/.memcli/gc.log and
-    flush.log; systemd keeps it in the journal. Nothing is installed: paste the lines with
-    `crontab -e`, or paste the --systemd snippet into a shell (it writes the units to
-    ~/.config/systemd/user/ and enables the timers).
+    workspace as -w and OpenClaw's state folder as --state-dir (cron knows no
+    OPENCLAW_STATE_DIR), and --agent when one was chosen. cron appends each job's output to
+    <workspace>/.memcli/gc.log and flush.log; systemd keeps it in the journal. Nothing is
+    installed: paste the lines with `crontab -e`, or paste the --systemd snippet into a shell
+    (it writes the units to ~/.config/systemd/user/ and enables the timers).
     """
     if cron and systemd:
         raise UsageError("--cron and --systemd exclude each other", "pick one (cron is the default)")
@@ -85,12 +89,23 @@ def schedule(
         raise UsageError("cannot tell which Python runs memcli", "run memcli as `python -m memcli`")
     python = os.path.abspath(sys.executable)
     workspace = str(run.root)
-    job_list = jobs(python, workspace, at, every)
+    openclaw = run.openclaw()
+    # cron and systemd run without the shell's OPENCLAW_STATE_DIR: the state folder (and the
+    # agent chosen) go into the lines themselves
+    where = ["--state-dir", str(openclaw.state)] + (["--agent", run.agent] if run.agent else [])
+    job_list = [with_options(j, workspace, where) for j in jobs(python, workspace, at, every)]
     note = lock_note(run.policy.lock_timeout_seconds)
     if systemd:
         _systemd(out, job_list, workspace, python, note)
     else:
         _cron(out, job_list, workspace, python, note)
+
+
+def with_options(job: Job, workspace: str, extra: list[str]) -> Job:
+    """The job with `extra` global options after its `-w WORKSPACE`."""
+    argv = list(job.argv)
+    at = argv.index(workspace, argv.index("-w")) + 1
+    return replace(job, argv=(*argv[:at], *extra, *argv[at:]))
 
 
 def _job_json(job: Job) -> dict[str, Any]:

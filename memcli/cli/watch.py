@@ -42,15 +42,19 @@ def watch(
         typer.Option(
             "--sessions",
             metavar="PATH",
-            help="Watch this session store (default: <workspace>/sessions.json and "
-            "$OPENCLAW_STATE_DIR/agents/*/sessions/sessions.json).",
+            help="Watch this session store (default: <workspace>/sessions.json and the stores of "
+            "the OpenClaw agents whose workspace this is, under --state-dir, $OPENCLAW_STATE_DIR "
+            "or ~/.openclaw).",
         ),
     ] = None,
 ) -> None:
     """Watch the workspace and the session stores; flush sessions that become due and run a
     light gc every gc_every_turns user turns. Ctrl-C or SIGTERM stops it cleanly.
 
-    A burst of changes (notes, sessions.json, transcripts) is acted on once, --debounce
+    The sessions are those `memcli flush` sees; OpenClaw 2026.8+ databases are watched with
+    their WAL. With no session store at all it exits 3, saying where it looked.
+
+    A burst of changes (notes, sessions.json, transcripts, databases) is acted on once, --debounce
     seconds after its last event. Each action is one log line on stdout ("09:12:03 flushed
     agent:main:main → memory/2026-10-31.md (3 items)"); with --json, one JSON object per
     line, or with --once one JSON document {"actions": [...]}.
@@ -72,10 +76,13 @@ def watch(
             "watch runs on the real clock; --now (or MEMCLI_NOW) only goes with --once",
             "drop --now, or add --once for a single pass at that time",
         )
-    from memcli.watch import Action, Watcher
+    from memcli.watch import Action, Watcher, search
 
     run = runtime(ctx)
     out = output(ctx)
+    found = search(run, Path(os.path.abspath(sessions)) if sessions is not None else None)
+    if not found.stores:
+        raise found.nowhere(run.root)
     if once:
         actions: list[Action] = []
         watcher = Watcher(run, actions.append, sessions, debounce, fixed_now=run.now if pinned else None)

@@ -21,6 +21,7 @@ WRITE_TOOLS = frozenset({"write", "edit", "write_file", "edit_file", "str_replac
 class ToolCall:
     name: str
     path: str | None  # the file it reads or writes, when its arguments name one
+    size: int = 0  # characters of its arguments as JSON (what the model reads of the call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +98,18 @@ def _text_of(content: Any) -> tuple[str, tuple[ToolCall, ...]]:
             if isinstance(args, dict):
                 found = args.get("path") or args.get("file_path") or args.get("file")
                 path = found if isinstance(found, str) else None
-            calls.append(ToolCall(str(part.get("name", "")), path))
+            calls.append(ToolCall(str(part.get("name", "")), path, _size(args)))
     return "\n".join(texts), tuple(calls)
+
+
+def _size(args: Any) -> int:
+    """The characters of a call's arguments as JSON (an edit's texts, a command)."""
+    if isinstance(args, str):
+        return len(args)
+    try:
+        return len(json.dumps(args, ensure_ascii=False))
+    except (TypeError, ValueError, RecursionError):
+        return 0
 
 
 def _is_error(message: dict[str, Any], text: str) -> bool:

@@ -6,7 +6,12 @@ know and the order of keys; it writes only under OpenClaw's own lock,
 re-reads the store inside the lock, and replaces it with 2-space JSON through a temp
 file and a rename, keeping its mode. OpenClaw 2026.8 and later keep sessions in
 `agents/<id>/agent/openclaw-agent.sqlite`; a JSON store beside such a database is
-legacy, and memcli never writes to the database.
+legacy, and memcli never writes to the database (workspace.openclaw_db reads it).
+
+Which stores a workspace sees (`search_stores`): the one named with --sessions, else its
+own `sessions.json` and the stores of the OpenClaw agents whose workspace it is
+(workspace.openclaw): each agent's database when it has one (the JSON store beside it is
+then legacy), else its `agents/<id>/sessions/sessions.json`. Never another agent's.
 
 A store that is a symlink (a workspace's `sessions.json` linked to OpenClaw's
 `agents/<id>/sessions/sessions.json`) is written through the link: the file it leads to
@@ -29,12 +34,12 @@ import math
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memcli.errors import DataError, LockTimeout
+from memcli.errors import DataError, LockTimeout, UsageError
 from memcli.workspace.files import (
     NOFOLLOW,
     adopt_owner,
@@ -46,7 +51,9 @@ from memcli.workspace.files import (
     remove_dead_temp_files,
     replace_file,
 )
-from memcli.workspace.transcripts import STORE_NAME, Verbatim, read_store
+from memcli.workspace.openclaw import Agent, OpenClaw, load_openclaw, no_such_agent
+from memcli.workspace.openclaw_db import BUSY_SECONDS, is_database, read_sessions
+from memcli.workspace.transcripts import STORE_NAME, Verbatim, locate, read_store
 
 LOCK_SUFFIX = ".lock"
 STALE_SECONDS = 30.0
@@ -61,26 +68,99 @@ MAX_LOCK_BYTES = 4096  # a lock record is some 50 bytes: anything longer is no l
 class Store:
     path: Path
     legacy: bool  # an OpenClaw >= 2026.8 database sits beside it: OpenClaw no longer reads it
+    kind: str = "json"  # "json" (sessions.json) or "sqlite" (OpenClaw 2026.8+'s database)
+    agent: str | None = None  # the OpenClaw agent it belongs to; None for a workspace's own store
+
+    @property
+    def database(self) -> bool:
+        return self.kind == "sqlite"
 
 
-def find_stores(root: Path, named: Path | None = None, state_dir: Path | None = None) -> list[Store]:
-    """The stores to work on: the one named, else the workspace's sessions.json, and those
-    of OpenClaw's state folder (`agents/*/sessions/sessions.json`)."""
+@dataclass(frozen=True, slots=True)
+class StoreSearch:
+    stores: tuple[Store, ...]
+    looked: tuple[str, ...]  # every place looked at, for the message when there is no store
+    openclaw: OpenClaw | None
+    agents: tuple[str, ...]  # the agents whose sessions this workspace sees
+
+    def nowhere(self, root: Path) -> DataError:
+        """No store: what memcli looked at, and how to point it at one (exit 3)."""
+        where = "; ".join(self.looked)
+        why = ""
+        oc = self.openclaw
+        if oc is not None and not oc.state.is_dir():
+            why = f"; OpenClaw's state folder {oc.state} (from {oc.state_source}) does not exist"
+        elif oc is not None and not self.agents:
+            why = (
+                f"; {root} is the workspace of no OpenClaw agent in {oc.state} (from {oc.state_source}; "
+                f"agents: {oc.describe_agents()})"
+            )
+        return DataError(
+            f"no session store found for {root}: looked at {where}{why}",
+            "point --state-dir (or OPENCLAW_STATE_DIR) at OpenClaw's state folder, choose the agent "
+            "with --agent ID, or name the store with --sessions PATH",
+        )
+
+
+def _store_of(path: Path, agent: str | None = None) -> Store:
+    if is_database(path):
+        return Store(path, False, "sqlite", agent)
+    return Store(path, _legacy(path), "json", agent)
+
+
+def search_stores(
+    root: Path, named: Path | None = None, openclaw: OpenClaw | None = None, agent: str | None = None
+) -> StoreSearch:
+    """The stores to work on: the one named (a sessions.json or an OpenClaw database), else
+    the workspace's own sessions.json and those of the OpenClaw agents whose workspace `root`
+    is (`agent` chooses one of them; another agent's is refused, exit 2)."""
     if named is not None:
         if not named.is_file():
             raise DataError(f"no session store at {named}", "name a sessions.json with --sessions")
-        return [Store(named, _legacy(named))]
-    found = []
-    if (root / STORE_NAME).is_file():
-        found.append(root / STORE_NAME)
-    if state_dir is not None and (state_dir / "agents").is_dir():
-        found += sorted((state_dir / "agents").glob(f"*/sessions/{STORE_NAME}"))
-    return [Store(p, _legacy(p)) for p in found]
+        return StoreSearch((_store_of(named),), (str(named),), openclaw, ())
+    looked: list[str] = []
+    found: list[Store] = []
+    own = root / STORE_NAME
+    looked.append(str(own))
+    agents: list[Agent] = []
+    if openclaw is not None:
+        agents = openclaw.agents_of(root)
+        if agent is not None:
+            chosen = openclaw.agent(agent)
+            if chosen is None:
+                raise no_such_agent(openclaw, agent)
+            if chosen not in agents:
+                raise UsageError(
+                    f"{root} is not the workspace of agent {chosen.id!r} (its workspace is "
+                    f"{chosen.workspace}); one agent's sessions are never written into another agent's notes",
+                    f"run with -w {chosen.workspace}, or with --agent {chosen.id} and no -w",
+                )
+            agents = [chosen]
+    if own.is_file() and (agent is None or any(_same(own, a.store) for a in agents)):
+        found.append(_store_of(own, next((a.id for a in agents if _same(own, a.store)), None)))
+    for a in agents:
+        looked += [str(a.database), str(a.store)]
+        if a.database.is_file():
+            found.append(Store(a.database, False, "sqlite", a.id))
+        if a.store.is_file() and not any(_same(a.store, s.path) for s in found):
+            found.append(Store(a.store, _legacy(a.store), "json", a.id))
+    if openclaw is not None and not agents:
+        looked.append(f"{openclaw.state}/agents/")
+    return StoreSearch(tuple(found), tuple(looked), openclaw, tuple(a.id for a in agents))
+
+
+def _same(a: Path, b: Path) -> bool:
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def find_stores(
+    root: Path, named: Path | None = None, openclaw: OpenClaw | None = None, agent: str | None = None
+) -> list[Store]:
+    return list(search_stores(root, named, openclaw, agent).stores)
 
 
 def state_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
-    """OpenClaw's state folder when OPENCLAW_STATE_DIR names one (memcli does not go looking
-    in the home folder on its own)."""
+    """OpenClaw's state folder when OPENCLAW_STATE_DIR names one."""
     named = environ.get("OPENCLAW_STATE_DIR")
     return Path(named).expanduser() if named else None
 
@@ -89,9 +169,11 @@ LEGACY_WHY = "legacy store: OpenClaw 2026.8+ keeps sessions in its SQLite databa
 
 
 def _legacy(store: Path) -> bool:
-    """OpenClaw >= 2026.8 keeps sessions in agents/<id>/agent/openclaw-agent.sqlite."""
-    agent = store.parent.parent
-    return (agent / "agent" / SQLITE_NAME).is_file() or (store.parent / SQLITE_NAME).is_file()
+    """OpenClaw >= 2026.8 keeps sessions in agents/<id>/agent/openclaw-agent.sqlite (the
+    store's real folder decides: a workspace's sessions.json may link to OpenClaw's)."""
+    real = Path(os.path.realpath(store))
+    agent = real.parent.parent
+    return (agent / "agent" / SQLITE_NAME).is_file() or (real.parent / SQLITE_NAME).is_file()
 
 
 def lock_path(store: Path) -> Path:
@@ -106,7 +188,7 @@ def openclaw_home(environ: Mapping[str, str] = os.environ) -> Path:
     return state_dir(environ) or Path.home() / ".openclaw"
 
 
-def store_target(store: Path, root: Path) -> Path:
+def store_target(store: Path, root: Path, state: Path | None = None) -> Path:
     """The file a write of `store` replaces: the store itself, or the file it links to (the
     link is kept). A link is followed only into the workspace, OpenClaw's state folder or
     its own folder; anywhere else, DataError (exit 3) before anything is written."""
@@ -116,7 +198,8 @@ def store_target(store: Path, root: Path) -> Path:
     name = display(store, root)
     if not real.is_file():
         raise DataError(f"{name} is a symlink to {real}, which is not a file", "nothing was written")
-    if not any(is_inside(real, place) for place in (root, openclaw_home(), store.parent)):
+    places = [root, openclaw_home(), store.parent] + ([state] if state is not None else [])
+    if not any(is_inside(real, place) for place in places):
         raise DataError(
             f"{name} is a symlink to {real}, outside the workspace and OpenClaw's state folder; "
             "nothing was written",
@@ -359,23 +442,97 @@ def describe(store: Store, root: Path) -> str:
     return display(store.path, root) + note
 
 
-def sessions_of(
-    root: Path, key: str | None = None, named: Path | None = None
-) -> Iterator[tuple[Store, str, dict[str, Any]]]:
-    """Each session (store, key, entry) of the stores memcli works on, or the one `key`:
-    refused when the named store lacks it, or when no store holds it."""
-    found_any = False
-    for store in find_stores(root, named, state_dir()):
-        sessions = read_store(store.path, root)
-        if key is not None and key not in sessions:
-            if named is None:
-                continue  # another store may hold it
-            known = ", ".join(list(sessions)[:8]) or "none"
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session as a command first finds it: its store's entry, and where its transcript
+    is (a JSON store's file, or the events of a database) with its size, without reading
+    it. `problem` says why it has no transcript to read; `refused` that the store names
+    one memcli must not read (a path out of the sessions folder, a NUL), which makes the
+    command end with exit 3 once the other sessions are done."""
+
+    store: Store
+    key: str
+    entry: dict[str, Any]
+    transcript: Path | None = None
+    size: int | None = None  # the transcript's bytes
+    session_id: str | None = None
+    last_seq: int | None = None  # a database session's last event
+    note: str | None = None
+    problem: str | None = None
+    refused: bool = False
+
+
+@dataclass
+class Listing:
+    refs: list[SessionRef]
+    problems: list[str]  # stores that could not be read, rows left out
+
+
+def ref_of(store: Store, key: str, entry: dict[str, Any]) -> SessionRef:
+    """A JSON store's session with its transcript located and sized (one stat, no read)."""
+    session_id = entry.get("sessionId") if isinstance(entry.get("sessionId"), str) else None
+    try:
+        found = locate(store.path, entry, key)
+    except DataError as exc:
+        return SessionRef(store, key, entry, session_id=session_id, problem=exc.one_line(), refused=True)
+    size = None
+    if found.path is not None:
+        try:
+            size = found.path.stat().st_size
+        except OSError as exc:
+            return SessionRef(
+                store, key, entry, None, None, session_id, None, found.note, f"its transcript: {exc.strerror}"
+            )
+    return SessionRef(store, key, entry, found.path, size, session_id, None, found.note, found.problem)
+
+
+def list_sessions(
+    root: Path,
+    stores: Sequence[Store],
+    key: str | None = None,
+    strict: bool = True,
+    timeout: float = BUSY_SECONDS,
+    named: bool = False,
+) -> Listing:
+    """Every session of `stores` (or the one `key`), each store read once. A store that
+    cannot be read raises when `strict`, else is named in `problems`. A `key` no store
+    holds is refused (DataError)."""
+    refs: list[SessionRef] = []
+    problems: list[str] = []
+    for store in stores:
+        try:
+            if store.database:
+                read = read_sessions(store.path, timeout, key)
+                problems += read.problems
+                for s in read.sessions:
+                    refs.append(
+                        SessionRef(store, s.key, s.entry, None, s.events_bytes, s.session_id, s.last_seq)
+                    )
+                continue
+            data = read_store(store.path, root)
+        except (DataError, LockTimeout) as exc:
+            if strict:
+                raise
+            problems.append(exc.one_line())
+            continue
+        if key is not None and key not in data and named:
+            known = ", ".join(list(data)[:8]) or "none"
             raise DataError(f"no session {key!r} in {store.path.name}", f"sessions: {known}")
-        for name in [key] if key is not None else list(sessions):
-            entry = sessions[name]
+        for name in [key] if key is not None else list(data):
+            entry = data.get(name)
             if isinstance(entry, dict):
-                found_any = True
-                yield store, name, entry
-    if key is not None and not found_any:
+                refs.append(ref_of(store, name, entry))
+    if key is not None and not refs:
         raise DataError(f"no session {key!r} in any session store", "list them with `memcli status`")
+    return Listing(refs, problems)
+
+
+def sessions_of(
+    root: Path, key: str | None = None, named: Path | None = None, openclaw: OpenClaw | None = None
+) -> Iterator[tuple[Store, str, dict[str, Any]]]:
+    """Each session (store, key, entry) of the JSON stores memcli works on, or the one `key`:
+    refused when the named store lacks it, or when no store holds it."""
+    found = search_stores(root, named, openclaw if openclaw is not None else load_openclaw())
+    stores = [s for s in found.stores if not s.database]
+    for ref in list_sessions(root, stores, key, named=named is not None).refs:
+        yield ref.store, ref.key, ref.entry

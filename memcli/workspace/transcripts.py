@@ -1,8 +1,9 @@
 """Reading a session's transcript through the session store (SPEC §9); the one line
 memcli ever adds to a transcript (a compaction entry), appended.
 
-The store is the workspace's `sessions.json` (or the file named); a session's
-`sessionFile` is resolved only inside the store's folder, never outside it.
+A session's `sessionFile` is resolved only inside its store's folder, never outside it; a
+stale absolute path (a restored backup) is looked up there by its file name (`locate`).
+A flush reads only the lines added since its last read (`read_since`, from a `Position`).
 
 A number too large for a double (`1e999`, valid JSON) or one of the constants JSON5 allows
 (`Infinity`, `NaN`) is read as a `Verbatim` float that remembers its text, so that the
@@ -12,7 +13,7 @@ A transcript is JSONL: its lines end at "\n" (a "\r" before it is tolerated). U+
 U+2029, U+0085 and the other characters `str.splitlines` also breaks at are left raw inside
 strings by JSON.stringify, so they are part of a line, never the end of one.
 
-A lone UTF-16 surrogate (`"\ud83d"`: half an emoji, valid JSON but no text, which UTF-8
+A lone UTF-16 surrogate (`"\\ud83d"`: half an emoji, valid JSON but no text, which UTF-8
 cannot hold) is refused in the store (DataError naming the line: memcli could not write
 it back) and read as U+FFFD in a transcript, which memcli never rewrites, as invalid
 UTF-8 bytes are.
@@ -23,17 +24,20 @@ written (another process mid-append) is waited for, never split.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from memcli.core.conversation import Transcript, parse_transcript
+from memcli.core.sessions import is_history
 from memcli.core.watching import complete_lines
 from memcli.errors import ConflictError, DataError
 from memcli.workspace.files import READ_CHUNK, append_bytes, decode, display, newline_of, read_state
@@ -108,10 +112,33 @@ def read_store(path: Path, root: Path) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a session's transcript is: `path`, or None and `problem` saying why there is
+    none to read (missing; an archive, which is history). `note` says how it was found when
+    not where the store names it (a stale absolute path, found by its name)."""
+
+    path: Path | None
+    note: str | None = None
+    problem: str | None = None
+
+
 def transcript_path(store: Path, entry: dict[str, Any], key: str | None = None) -> Path | None:
+    """The session's transcript (see `locate`), None when there is none to read."""
+    return locate(store, entry, key).path
+
+
+def locate(store: Path, entry: dict[str, Any], key: str | None = None) -> Located:
     """The session's transcript: its `sessionFile`, else `<sessionId>.jsonl` beside the store
-    or in its sessions/ folder; refused when it would lead out of the store's folder, or
-    when it holds a NUL byte (no file can be named so). `key` names the session in errors.
+    or in its sessions/ folder. Refused (DataError) when it would lead out of the store's
+    folder, or when it holds a NUL byte (no file can be named so). `key` names the session
+    in errors.
+
+    An absolute `sessionFile` outside the folder is a stale path (a restored backup, another
+    home): the file of the same name in the folder is used, and the result says so. Only an
+    absolute path to a file that exists elsewhere, with no file of its name here, is refused.
+    A transcript named as one of OpenClaw's archives (`.reset.`, `.deleted.`, `.bak`) is
+    history: never read for a flush or a compaction.
 
     A store that is a symlink has two folders: the link's and that of the file it leads to
     (OpenClaw's `agents/<id>/sessions/`, where OpenClaw keeps the transcripts and whose
@@ -119,36 +146,81 @@ def transcript_path(store: Path, entry: dict[str, Any], key: str | None = None) 
     link's first, and may lie in either."""
     named = entry.get("sessionFile")
     session_id = entry.get("sessionId")
-    for field, value in (("sessionFile", named), ("sessionId", session_id)):
+    session = f"session {key!r}" if key is not None else "a session"
+    for field_name, value in (("sessionFile", named), ("sessionId", session_id)):
         if isinstance(value, str) and "\x00" in value:
-            session = f"session {key!r}" if key is not None else "a session"
             raise DataError(
-                f"{store.name}: the transcript of {session} cannot be found: its {field} {value!r} "
+                f"{store.name}: the transcript of {session} cannot be found: its {field_name} {value!r} "
                 "holds a NUL byte",
-                f"correct {field} in {store.name}",
+                f"correct {field_name} in {store.name}",
             )
     folders = [store.parent]
     linked = Path(os.path.realpath(store)).parent
     if linked != Path(os.path.realpath(store.parent)):
         folders.append(linked)
-    candidates: list[Path] = []
+    real_folders = [Path(os.path.realpath(folder)) for folder in folders]
+
+    def inside(real: Path) -> bool:
+        return any(folder in real.parents for folder in real_folders)
+
+    def outside(what: object) -> DataError:
+        return DataError(
+            f"the transcript {what} of {session} lies outside "
+            + " and ".join(str(folder) for folder in folders),
+            "memcli reads transcripts only inside the sessions folder",
+        )
+
+    note: str | None = None
     if isinstance(named, str) and named:
-        candidates += [Path(named)] if os.path.isabs(named) else [folder / named for folder in folders]
+        if os.path.isabs(named):
+            real = Path(os.path.realpath(named))
+            if inside(real):
+                if real.is_file():
+                    return _live(real, None)
+            else:
+                base = PurePosixPath(named).name
+                for folder in folders if base else []:
+                    for place in (folder, folder / "sessions"):
+                        candidate = Path(os.path.realpath(place / base))
+                        if inside(candidate) and candidate.is_file():
+                            return _live(
+                                candidate,
+                                f"its sessionFile {named} is not in {folder}; the transcript of that "
+                                f"name there ({candidate.name}) is used (a restored backup?)",
+                            )
+                if os.path.exists(named):
+                    raise outside(named)
+                note = f"its sessionFile {named} does not exist"
+        else:
+            for folder in folders:
+                real = Path(os.path.realpath(folder / named))
+                if not inside(real):
+                    raise outside(named)
+                if real.is_file():
+                    return _live(real, None)
     if isinstance(session_id, str) and session_id:
         for folder in folders:
-            candidates += [folder / f"{session_id}.jsonl", folder / "sessions" / f"{session_id}.jsonl"]
-    real_folders = [Path(os.path.realpath(folder)) for folder in folders]
-    for candidate in candidates:
-        real = Path(os.path.realpath(candidate))
-        if not any(folder in real.parents for folder in real_folders):
-            raise DataError(
-                f"the transcript {named or candidate} of a session lies outside "
-                + " and ".join(str(folder) for folder in folders),
-                "memcli reads transcripts only inside the sessions folder",
-            )
-        if real.is_file():
-            return real
-    return None
+            for candidate in (folder / f"{session_id}.jsonl", folder / "sessions" / f"{session_id}.jsonl"):
+                real = Path(os.path.realpath(candidate))
+                if not inside(real):
+                    raise outside(candidate)
+                if real.is_file():
+                    found = f"{note}; {real.name} is used" if note else None
+                    return _live(real, found)
+    what = named if isinstance(named, str) and named else f"{session_id}.jsonl" if session_id else None
+    problem = f"its transcript {what} does not exist" if what else "it names no transcript"
+    return Located(None, note, problem)
+
+
+def _live(path: Path, note: str | None) -> Located:
+    kind = is_history(path.name)
+    if kind is not None:
+        return Located(
+            None,
+            note,
+            f"its transcript {path.name} is an archive ({kind}): history, never flushed or compacted",
+        )
+    return Located(path, note)
 
 
 def find_session(root: Path, key: str, store: Path | None = None) -> Session:
@@ -173,6 +245,89 @@ def read_transcript(path: Path, root: Path) -> Transcript:
     if _MAYBE_SURROGATE.search(text):  # rare: only then is each line looked at
         lines = [_whole_characters(line) for line in lines]
     return parse_transcript(lines, path.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Where a read of a transcript stopped: its file (device, inode), the offset after its
+    last whole line, and a hash of the bytes just before that offset, so that a file
+    rewritten or replaced since is told from one that only grew."""
+
+    dev: int
+    ino: int
+    offset: int
+    tail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dev": self.dev, "ino": self.ino, "offset": self.offset, "tail": self.tail}
+
+    @staticmethod
+    def from_json(data: Any) -> Position | None:
+        if not isinstance(data, dict):
+            return None
+        try:
+            dev, ino, offset, tail = (data["dev"], data["ino"], data["offset"], data["tail"])
+        except KeyError:
+            return None
+        if not all(type(v) is int for v in (dev, ino, offset)) or not isinstance(tail, str) or offset < 0:
+            return None
+        return Position(dev, ino, offset, tail)
+
+
+TAIL_BYTES = 256
+
+
+def _tail_hash(fd: int, offset: int) -> str:
+    start = max(0, offset - TAIL_BYTES)
+    return hashlib.sha256(os.pread(fd, offset - start, start)).hexdigest()
+
+
+def read_since(path: Path, root: Path, since: Position | None = None) -> tuple[Transcript, Position, bool]:
+    """The transcript's whole lines after `since` (where an earlier read stopped), or all of
+    them when the file is not the one read then, or no longer holds those bytes; a line
+    still being written is left for the next read. Returns the messages, where this read
+    stopped, and whether it read the file from its start. Decoding as read_transcript."""
+    name = display(path, root)
+    try:
+        fd = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise DataError(f"{name} does not exist") from None
+    except OSError as exc:
+        raise DataError(f"{name} cannot be read: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise DataError(f"{name} is not a regular file", "memcli reads transcripts only from files")
+        if st.st_size > MAX_TRANSCRIPT_BYTES:
+            raise DataError(
+                f"{name} is over {MAX_TRANSCRIPT_BYTES >> 20} MiB",
+                "memcli does not read transcripts that large",
+            )
+        start = 0
+        if (
+            since is not None
+            and (since.dev, since.ino) == (st.st_dev, st.st_ino)
+            and since.offset <= st.st_size
+            and _tail_hash(fd, since.offset) == since.tail
+        ):
+            start = since.offset
+        chunks: list[bytes] = []
+        offset = start
+        while chunk := os.pread(fd, READ_CHUNK, offset):
+            chunks.append(chunk)
+            offset += len(chunk)
+        data = b"".join(chunks)
+        end = data.rfind(b"\n") + 1  # whole lines only
+        stop = Position(st.st_dev, st.st_ino, start + end, _tail_hash(fd, start + end))
+    except OSError as exc:
+        raise DataError(f"{name} cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    text = data[:end].decode("utf-8", "replace")
+    lines = jsonl_lines(text)
+    if _MAYBE_SURROGATE.search(text):
+        lines = [_whole_characters(line) for line in lines]
+    return parse_transcript(lines, path.name), stop, start == 0
 
 
 def lone_surrogates(text: str) -> Iterator[re.Match[str]]:

@@ -441,8 +441,8 @@ def kill_compact_before_it_records(root: Path) -> int:
     of sessions.json; return the compaction entries the transcript held before."""
     entries = compaction_count(root)
     args = ("compact", "--session", MAIN, "--keep-recent-tokens", "100")
-    # renames: today's note (a link), the store (flush), then the store again (compaction)
-    assert run_at_seam(root, args, "before_replace", 3).killed
+    # renames: today's note (a link), the store (flush), flushed.json, the store again (compaction)
+    assert run_at_seam(root, args, "before_replace", 4).killed
     assert compaction_count(root) == entries + 1
     assert store_of(root)[MAIN]["compactionCount"] == 2
     return entries
