@@ -23,7 +23,7 @@ from memcli.workspace.files import read_config_text
 CONFIG_NAME = "memcli.toml"
 ENV_PREFIX = "MEMCLI_"
 # MEMCLI_* variables that are options of the command line, not policy keys.
-ENV_OPTIONS = frozenset({"MEMCLI_WORKSPACE", "MEMCLI_CONFIG", "MEMCLI_NOW"})
+ENV_OPTIONS = frozenset({"MEMCLI_WORKSPACE", "MEMCLI_CONFIG", "MEMCLI_NOW", "MEMCLI_PAGER"})
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:

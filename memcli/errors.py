@@ -46,3 +46,11 @@ class ConflictError(MemcliError):
 
 class LockTimeout(ConflictError):
     """Another memcli (or OpenClaw) process holds the lock for too long."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with what became of the work under way (the CLI prints it, exit 130)."""
+
+    def __init__(self, outcome: str) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome

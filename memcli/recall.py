@@ -5,17 +5,21 @@ the people, projects, tools and places memory names (core.entities)."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
+from typing import Any
 
-from memcli.core.decay import age_days, decay_factor
+from memcli.core.decay import age_days, decay_factor, decayed_score
 from memcli.core.entities import KINDS, Entity, Note, tally
-from memcli.core.recall import PREFERENCE_TITLE, Candidate, Piece, assemble, clean, mmr, snippet
+from memcli.core.lifecycle import SUPERSEDED
+from memcli.core.recall import PREFERENCE_TITLE, Candidate, Piece, assemble, clean, mmr, not_current, snippet
+from memcli.core.scoring import score_text, tier_of
 from memcli.core.similarity import normalise
 from memcli.core.tokens import estimate_tokens
+from memcli.phases import phase
 from memcli.runtime import Runtime
-from memcli.workspace.index import Hit, Index, Refresh
+from memcli.workspace.index import ROUTINE, Hit, Index, Refresh, Seen
 
 CANDIDATES = 60  # bm25's best, re-ranked and diversified
 
@@ -23,16 +27,55 @@ CANDIDATES = 60  # bm25's best, re-ranked and diversified
 @dataclass(frozen=True, slots=True)
 class Found:
     hit: Hit
-    score: float
+    score: float  # its rank: relevance × decay × importance
+    entry: Mapping[str, Any] = field(default_factory=dict)  # see `hit_entry`
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "file": self.hit.path,
-            "line": self.hit.line,
-            "end_line": self.hit.end_line,
-            "text": snippet(self.hit.text),
-            "score": round(self.score, 4),
-        }
+        """The entry's keys (SPEC §13: its importance is `score`), the text as a snippet,
+        and the hit's `rank`."""
+        return {**self.entry, "text": snippet(self.hit.text), "rank": round(self.score, 4)}
+
+
+def hit_entry(run: Runtime, h: Hit, seen: Seen) -> dict[str, Any]:
+    """The keys every entry-shaped object carries (SPEC §13), for an entry of the index,
+    as `list` has them as far as the index can tell: scored by the workspace's rules with
+    the days its text is written on (exact copies: `list` also counts near ones, and the
+    repetition of a MEMORY.md entry), decayed to `run.now`, its tier by the thresholds."""
+    day = date.fromisoformat(h.day) if h.day else None
+    core = h.role == "core"
+    if h.flags & ROUTINE or (not core and seen.days == 0):  # a routine event is its own day's
+        seen = Seen(1, h.day) if day is not None and not core else Seen(0, None)
+    scored = score_text(
+        h.text,
+        run.rules,
+        kind=h.kind,
+        importance=h.importance,
+        today=run.today,
+        written=day,
+        mentions=seen.days,
+    )
+    evergreen = h.evergreen or h.pinned
+    age = 0.0 if evergreen else age_days(day, h.time, run.now_local)
+    tier = "core" if core else tier_of(scored, run.policy, seen.days).value
+    return {
+        "id": h.entry_id,
+        "file": h.path,
+        "line": h.line,
+        "end_line": h.end_line,
+        "text": h.text,
+        "tier": tier,
+        "score": scored.score,
+        "decayed": round(decayed_score(scored.score, age, run.policy.half_life_days, evergreen), 4),
+        "date": h.day,
+        "mentions": seen.days,
+        "last_seen": seen.last,
+    }
+
+
+def with_entries(run: Runtime, index: Index, hits: Sequence[Hit]) -> dict[int, dict[str, Any]]:
+    """`hit_entry` of each hit, by its row in the index."""
+    seen = index.seen(h.entry_id for h in hits)
+    return {h.id: hit_entry(run, h, seen[h.entry_id]) for h in hits}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -67,10 +110,13 @@ def rank(run: Runtime, hits: list[Hit], limit: int) -> list[Found]:
 
 
 def search(run: Runtime, query: str, limit: int) -> tuple[list[Found], Refresh]:
-    with Index(run.root, run.policy.max_file_bytes) as index:
+    with Index(run.root, run.policy.max_file_bytes, run.progress) as index:
         refreshed = index.refresh()
-        hits = index.search(query, CANDIDATES)
-    return rank(run, hits, limit), refreshed
+        with phase(run.progress, "searching"):
+            hits = index.search(query, CANDIDATES)
+            found = rank(run, hits, limit)
+            entries = with_entries(run, index, [f.hit for f in found])
+    return [replace(f, entry=entries[f.hit.id]) for f in found], refreshed
 
 
 # --- context --------------------------------------------------------------------------------
@@ -86,13 +132,19 @@ class Context:
     budget: int
     included: list[Piece]
     left_out: int
+    entries: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # by `from`: see hit_entry
 
     def to_json(self) -> dict[str, object]:
+        """Each item the entry's keys (SPEC §13), its section, `from` (path:line) and its text
+        as it is in the context (memcli's markers stripped)."""
         return {
             "text": self.text,
             "tokens": self.tokens,
             "budget": self.budget,
-            "included": [{"section": p.section, "from": p.source, "text": p.text} for p in self.included],
+            "included": [
+                {**self.entries.get(p.source, {}), "section": p.section, "from": p.source, "text": p.text}
+                for p in self.included
+            ],
             "left_out": self.left_out,
         }
 
@@ -106,7 +158,7 @@ def build_context(run: Runtime, budget: int, query: str | None) -> Context:
     yesterday's notes, then the best-ranked recalled entries in time order."""
     today = run.today
     open_days = [(today - timedelta(days=n)).isoformat() for n in range(max(1, run.policy.open_days))]
-    with Index(run.root, run.policy.max_file_bytes) as index:
+    with Index(run.root, run.policy.max_file_bytes, run.progress) as index:
         index.refresh()
         core_rows = index.entries("f.role = 'core'")
         core_pref = _preference_lines(run)
@@ -123,22 +175,37 @@ def build_context(run: Runtime, budget: int, query: str | None) -> Context:
             recalled_hits = index.entries(
                 f"{notes} AND e.day >= ? AND e.day < ? AND e.score > 0", (since, min(open_days))
             )
-    taken = {h.id for h in (*core, *recent)}
-    pool = [h for h in recalled_hits if h.id not in taken]
-    if not query:  # the most important first, before diversifying the best of them
-        pool = sorted(pool, key=lambda h: -h.score)[: RECALL_CANDIDATES * 3]
-    if not query:
-        pool = [replace(h, bm25=-1.0) for h in pool]
-    ranked = [f.hit for f in rank(run, pool, RECALL_CANDIDATES)]  # best first; printed in time order
-    text, included, left_out = assemble(
-        [
+        retired = [h.text for h in index.entries("e.path = ?", (SUPERSEDED,))]
+        taken = {h.id for h in (*core, *recent)}
+        pool = [h for h in recalled_hits if h.id not in taken and h.path != SUPERSEDED]
+        if not query:  # the most important first, before diversifying the best of them
+            pool = sorted(pool, key=lambda h: -h.score)[: RECALL_CANDIDATES * 3]
+        if not query:
+            pool = [replace(h, bm25=-1.0) for h in pool]
+        ranked = [f.hit for f in rank(run, pool, RECALL_CANDIDATES)]  # best first; printed in time order
+        sections = [
             [_piece("core", h) for h in core],
             [_piece("recent", h, dated=True) for h in sorted(recent, key=lambda h: (h.day or "", h.line))],
             [_piece("recalled", h, dated=True) for h in ranked],
-        ],
+        ]
+        # a fact gc retired as replaced, or one a newer piece replaces, is not recalled as current
+        flat = [p for pieces in sections for p in pieces]
+        stale = not_current(flat, retired)
+        if stale:
+            kept = {id(p) for i, p in enumerate(flat) if i not in stale}
+            sections = [[p for p in pieces if id(p) in kept] for pieces in sections]
+        text, included, left_out = assemble(sections, budget)
+        by_place = {f"{h.path}:{h.line}": h for h in (*core, *recent, *ranked)}
+        chosen = [by_place[p.source] for p in included if p.source in by_place]
+        entries = with_entries(run, index, chosen)
+    return Context(
+        text,
+        estimate_tokens(text),
         budget,
+        included,
+        left_out,
+        {f"{h.path}:{h.line}": entries[h.id] for h in chosen},
     )
-    return Context(text, estimate_tokens(text), budget, included, left_out)
 
 
 def _preference_lines(run: Runtime) -> dict[str, set[int]]:
@@ -169,7 +236,7 @@ ENTITY_ROLES = "('core', 'daily', 'daily-with-slug', 'other', 'archive')"  # not
 
 def entities(run: Runtime, kinds: Sequence[str] = KINDS) -> list[Entity]:
     """The people, projects, tools and places named in memory, most named first."""
-    with Index(run.root, run.policy.max_file_bytes) as index:
+    with Index(run.root, run.policy.max_file_bytes, run.progress) as index:
         index.refresh()
         rows = index.entries(f"f.role IN {ENTITY_ROLES}")
     return tally((Note(h.text, f"{h.path}:{h.line}", h.day, h.section) for h in rows), kinds)

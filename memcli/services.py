@@ -31,6 +31,7 @@ from memcli.core.roles import MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
 from memcli.core.summarize import Digest
 from memcli.parallel import PARALLEL_FROM, parallel_map
+from memcli.phases import phase
 from memcli.runtime import Runtime
 from memcli.workspace.cache import Fresh, NoteCache, file_key
 from memcli.workspace.files import FileState, read_text
@@ -82,16 +83,18 @@ class TextPipeline:
         self.pending = []
 
     def results(self) -> dict[str, Any]:
-        """Each text read, by text."""
+        """Each text read, by text. The texts not sent to the workers are read here while
+        they finish theirs."""
         out: dict[str, Any] = {}
         try:
+            mine = serial_map(self.function, self.pending)
             for texts, future in self.parts:
                 out.update(zip(texts, future.result(), strict=True))
         finally:
             if self.pool is not None:
                 self.pool.shutdown()
             parallel.set_task(None)
-        out.update(zip(self.pending, serial_map(self.function, self.pending), strict=True))
+        out.update(zip(self.pending, mine, strict=True))
         return out
 
 
@@ -122,8 +125,10 @@ def read_while_parsing(
         return doc
 
     try:
-        snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parser)
-        read = {**cached, **pipeline.results()}
+        with phase(run.progress, "reading notes") as step:
+            snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parser, step)
+        with phase(run.progress, "reading entries"):
+            read = {**cached, **pipeline.results()}
         cache.put(
             (
                 Fresh(key, {t: read[t] for t in texts_to_read(doc)}, outline(doc, file.date))
@@ -155,8 +160,8 @@ def outline_parser(run: Runtime) -> Iterator[Parser]:
 
 def snapshot_everything(run: Runtime) -> Snapshot:
     """Every file of the workspace parsed, cached notes rebuilt (see `outline_parser`)."""
-    with outline_parser(run) as parser:
-        return take_snapshot(run.root, run.policy.max_file_bytes, lambda f: True, parser)
+    with outline_parser(run) as parser, phase(run.progress, "reading notes") as step:
+        return take_snapshot(run.root, run.policy.max_file_bytes, lambda f: True, parser, step)
 
 
 def assess(
@@ -166,15 +171,16 @@ def assess(
     (with `only_duplicates`, only the entries of duplicate groups are scored)."""
     policy = policy or run.policy
     snap, facts = read_while_parsing(replace(run, policy=policy), is_memory, scan=not only_duplicates)
-    analysis = analyse(
-        [(p.file, p.doc) for p in snap.files],
-        policy,
-        run.rules,
-        run.now_local,
-        only_duplicates=only_duplicates,
-        mapper=parallel_texts,
-        facts=facts,
-    )
+    with phase(run.progress, "analysing entries"):
+        analysis = analyse(
+            [(p.file, p.doc) for p in snap.files],
+            policy,
+            run.rules,
+            run.now_local,
+            only_duplicates=only_duplicates,
+            mapper=parallel_texts,
+            facts=facts,
+        )
     return snap, analysis
 
 
@@ -184,7 +190,8 @@ def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
     snap, facts = read_while_parsing(run, lambda f: f.is_memory or f.rel in (COLD, SUPERSEDED))
     files = tuple((p.file, p.doc) for p in snap.files if p.file.rel != SUPERSEDED)
     archives = tuple((p.file, p.doc) for p in snap.files if p.file.rel == SUPERSEDED)
-    analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_texts, facts=facts)
+    with phase(run.progress, "analysing entries"):
+        analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_texts, facts=facts)
     summaries = frozenset(
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
     )
@@ -202,8 +209,15 @@ def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
 
 
 def plan_gc(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan]:
+    snap, planned, _ = plan_gc_analysed(run, fit)
+    return snap, planned
+
+
+def plan_gc_analysed(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan, Analysis]:
+    """The gc plan, and the analysis it was made from (each action's entry, assessed)."""
     snap, view, analysis = gc_view(run)
-    return snap, plan(view, analysis, run.policy, run.rules, run.now_local, fit=fit)
+    with phase(run.progress, "planning"):
+        return snap, plan(view, analysis, run.policy, run.rules, run.now_local, fit=fit), analysis
 
 
 @dataclass(frozen=True, slots=True)

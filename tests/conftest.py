@@ -1,5 +1,6 @@
-"""Shared fixtures. Every test runs with a temporary HOME and no MEMCLI_* settings,
-so no test can touch a real workspace or depend on the developer's environment."""
+"""Shared fixtures. Every test runs with a temporary HOME and no MEMCLI_* or OPENCLAW_*
+settings, so no test can touch a real workspace or OpenClaw install (memcli looks in
+~/.openclaw by default) or depend on the developer's environment."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ GIT = [
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     for var in list(os.environ):
-        if var.startswith("MEMCLI_") or var in ("OPENCLAW_STATE_DIR",):
+        if var.startswith(("MEMCLI_", "OPENCLAW_")):
             monkeypatch.delenv(var)
     monkeypatch.setenv("HOME", str(home))
     yield home

@@ -229,7 +229,7 @@ def test_list_plain_output_when_piped(cli: Invoke, ws: Path) -> None:
     result = cli("list", "-w", str(ws))
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["place", "date", "tier", "score", "decayed", "days", "text"]
+    assert lines[0].split() == ["id", "place", "date", "tier", "score", "decayed", "days", "text"]
     assert any(
         "memory/2026-10-29.md:3" in line and "deployed atlas-api on port 8080" in line for line in lines
     )

@@ -223,6 +223,7 @@ def test_a_linked_worktree_uses_the_shared_hooks(cli: Invoke, repo: Path, tmp_pa
     git(repo, "worktree", "add", "-q", str(tmp_path / "wt"))
     ws = tmp_path / "wt" / "agent ws"
     ws.mkdir()
+    (ws / "MEMORY.md").write_text("# MEMORY.md\n")  # -w must name a workspace
     data = install(cli, ws)
     assert data["hook"] == str(hook_of(repo))
     assert data["repository"] == str(tmp_path / "wt")

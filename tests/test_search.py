@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import NOW, Invoke, as_json
+from memcli.cli.contract import ENTRY_KEYS
 from memcli.core.recall import index_terms, query_terms
 
 
@@ -26,7 +27,7 @@ def test_chinese_two_character_words_and_english_words_are_found(cli: Invoke, sa
     meeting = search(cli, sample, "周会")
     assert meeting["hits"] and all("周会" in t for t in texts(meeting))
     hit = meeting["hits"][0]  # type: ignore[index]
-    assert set(hit) == {"file", "line", "end_line", "text", "score"} and hit["end_line"] >= hit["line"]
+    assert set(hit) == {*ENTRY_KEYS, "end_line", "rank"} and hit["end_line"] >= hit["line"]
     assert any("Asia/Shanghai" in t for t in texts(search(cli, sample, "时区")))
     assert any("8080" in t for t in texts(search(cli, sample, "port 8080")))
     assert texts(search(cli, sample, "nosuchwordanywhere")) == []
@@ -97,7 +98,8 @@ def test_importance_ranks_equally_relevant_entries(cli: Invoke, tmp_path: Path) 
     )
     hits = search(cli, root, "deploy window", "--limit", "3")["hits"]
     assert hits[0]["line"] == 4  # type: ignore[index]
-    assert hits[0]["score"] > hits[1]["score"]  # type: ignore[index]
+    assert hits[0]["rank"] > hits[1]["rank"]  # type: ignore[index]
+    assert hits[0]["score"] == 9  # type: ignore[index]
 
 
 def test_a_read_only_workspace_is_searched_with_an_index_in_memory(cli: Invoke, sample: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -18,13 +19,19 @@ from typer.core import TyperGroup
 
 from memcli import __version__
 from memcli.cli_options import GlobalOptions
-from memcli.errors import MemcliError
+from memcli.errors import MemcliError, UsageError
 
 GLOBAL_FLAGS = frozenset({"--json", "-q", "--quiet", "-v", "-vv", "-vvv", "--verbose"})
-GLOBAL_VALUED = frozenset({"-w", "--workspace", "--config", "--now"})
-GLOBAL_ASSIGNED = ("--workspace=", "--config=", "--now=")
+GLOBAL_VALUED = frozenset({"-w", "--workspace", "--config", "--now", "--state-dir", "--agent", "--color"})
+GLOBAL_ASSIGNED = ("--workspace=", "--config=", "--now=", "--state-dir=", "--agent=", "--color=")
 
 EXIT_INTERNAL = 70
+
+
+class ColorMode(StrEnum):
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
 
 
 def hoist_global_options(args: Sequence[str]) -> list[str]:
@@ -67,11 +74,55 @@ def error_line(text: str) -> None:
     sys.stderr.write(f"memcli: error: {' '.join(text.split())}\n")
 
 
+def error_json(message: str, fix: str | None, code: int) -> None:
+    """Under --json an error is also a JSON object on stdout (SPEC §13), on one line, so a
+    reader of JSON lines (`watch --json`) takes it too; only when the run printed nothing
+    else there (flush and compact print their sessions, refused ones named, then fail)."""
+    import json
+
+    data = {"error": " ".join(message.split()), "fix": " ".join(fix.split()) if fix else None, "exit": code}
+    try:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):  # nobody reads stdout any more
+        pass
+
+
+def _written() -> Any:
+    """Whether data went to stdout this run, if the module that writes it was loaded."""
+    return getattr(sys.modules.get("memcli.cli.output"), "Written", None)
+
+
+def _changes() -> Any:
+    """The record of files this run changed, if the module that writes was loaded."""
+    files = sys.modules.get("memcli.workspace.files")
+    return getattr(files, "CHANGES", None)
+
+
+def stopped_line(exc: BaseException) -> str:
+    """What Ctrl-C left: nothing changed, rolled back, or the (whole) files written."""
+    outcome = getattr(exc, "outcome", None)
+    if outcome:
+        return f"memcli: stopped (Ctrl-C); {outcome}\n"
+    changes = _changes()
+    if changes is None or not changes.count:
+        return "memcli: stopped (Ctrl-C); nothing was changed\n"
+    return (
+        f"memcli: stopped (Ctrl-C) after it wrote {changes.count} file(s), last {changes.last}; "
+        "each write is whole (nothing was half-written)\n"
+    )
+
+
 # name -> (module, attribute, one-line help). Modules load only when their command runs,
 # so `memcli --help` and a pre-commit hook do not pay for the others.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "init": ("memcli.cli.init", "init", "Create MEMORY.md, memory/ and memcli.toml; never overwrites."),
     "status": ("memcli.cli.status", "status", "Files by role, sizes, tokens; MEMORY.md against its budget."),
+    "doctor": (
+        "memcli.cli.doctor",
+        "doctor",
+        "Whether memcli can do its job here, and what to do about each problem (read-only).",
+    ),
     "add": ("memcli.cli.add", "add", "Append an entry to today's note (append-only)."),
     "score": ("memcli.cli.score", "score", "Score a text 0-10 and show the rules that fired."),
     "list": ("memcli.cli.listing", "list_entries", "List entries with tier, score, decay and mentions."),
@@ -140,6 +191,8 @@ def load_command(name: str) -> Any:
 
     from typer.main import get_command
 
+    from memcli.cli.help import teach
+
     module, attribute, _ = COMMANDS[name]
     target = getattr(importlib.import_module(module), attribute)
     if isinstance(target, typer.Typer):
@@ -149,7 +202,17 @@ def load_command(name: str) -> Any:
         single.command(name, context_settings={"help_option_names": ["-h", "--help"]})(target)
         command = get_command(single)
     command.name = name
+    teach(command, name)
     return command
+
+
+class StoppedRun(Exception):
+    """Ctrl-C in a command, carried past typer (which would end the run with 130 silently)
+    to the error boundary, which says what the interrupt left."""
+
+    def __init__(self, interrupt: BaseException) -> None:
+        super().__init__("stopped")
+        self.interrupt = interrupt
 
 
 class MemcliGroup(TyperGroup):
@@ -158,6 +221,26 @@ class MemcliGroup(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise StoppedRun(exc) from exc
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+            from difflib import get_close_matches
+
+            close = get_close_matches(name, list(COMMANDS), n=2, cutoff=0.6)
+            hint = (
+                "did you mean " + " or ".join(f"`memcli {c}`" for c in close) + "?"
+                if close
+                else "`memcli --help` lists the commands"
+            )
+            raise UsageError(f"no such command {name!r}", hint)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         with formatter.section("Commands"):
@@ -174,6 +257,14 @@ class MemcliGroup(TyperGroup):
     ) -> Any:
         argv = hoist_global_options(sys.argv[1:] if args is None else args)
         verbose = any(a in ("-v", "-vv", "-vvv", "--verbose") for a in argv)
+        as_json = "--json" in (argv[: argv.index("--")] if "--" in argv else argv)
+        changes = _changes()
+        if changes is not None:
+            changes.reset()
+        written = _written()
+        if written is not None:
+            written.data = False
+        failure: tuple[str, str | None] | None = None  # what went wrong and how to fix it
         try:
             result = super().main(
                 argv,
@@ -186,29 +277,37 @@ class MemcliGroup(TyperGroup):
             code = result if isinstance(result, int) else 0
         except MemcliError as exc:
             error_line(exc.one_line())
-            code = exc.exit_code
+            failure, code = (exc.message, exc.hint), exc.exit_code
         except click_exceptions.NoArgsIsHelpError as exc:
             sys.stdout.write(exc.ctx.get_help() + "\n" if exc.ctx else "")
             code = 0
         except click_exceptions.ClickException as exc:
-            hint = ""
             ctx = getattr(exc, "ctx", None)
-            if ctx is not None:
-                hint = f" (see `{ctx.command_path} --help`)"
-            error_line(exc.format_message() + hint)
-            code = exc.exit_code
-        except (typer.Abort, KeyboardInterrupt):
-            error_line("interrupted")
-            code = 130
+            fix = f"see `{ctx.command_path} --help`" if ctx is not None else None
+            error_line(exc.format_message() + (f" ({fix})" if fix else ""))
+            failure, code = (exc.format_message(), fix), exc.exit_code
+        except StoppedRun as exc:
+            said = stopped_line(exc.interrupt)
+            sys.stderr.write(said)
+            failure, code = (said.removeprefix("memcli: ").strip(), None), 130
+        except (typer.Abort, KeyboardInterrupt) as exc:
+            said = stopped_line(exc)
+            sys.stderr.write(said)
+            failure, code = (said.removeprefix("memcli: ").strip(), None), 130
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
-            error_line(f"cannot use{where}: {exc.strerror or exc}; nothing more was written")
-            code = 3
+            message = f"cannot use{where}: {exc.strerror or exc}; nothing more was written"
+            error_line(message)
+            failure, code = (message, None), 3
         except Exception as exc:  # the last line of defence: one line, not a traceback
             if verbose:
                 raise
-            error_line(f"internal error ({type(exc).__name__}: {exc}); run with -v for details")
-            code = EXIT_INTERNAL
+            message = f"internal error ({type(exc).__name__}: {exc})"
+            error_line(f"{message}; run with -v for details")
+            failure, code = (message, "run with -v for details"), EXIT_INTERNAL
+        written = _written()
+        if failure is not None and as_json and not (written is not None and written.data):
+            error_json(*failure, code)
         if standalone_mode:
             sys.exit(code)
         return code
@@ -220,12 +319,14 @@ app = typer.Typer(
     help=(
         "Keep an AI agent's file-based memory healthy: MEMORY.md, daily notes in "
         "memory/YYYY-MM-DD.md and session transcripts.\n\n"
-        "Global options (-w, --config, --now, --json, -q, -v) may come before or after "
-        "the command. Exit codes: 0 ok, 1 problems found, 2 usage, 3 bad data, 4 conflict "
-        "or lock."
+        "Global options (-w, --config, --now, --state-dir, --agent, --json, -q, -v, --color) "
+        "may come before or after the command. Exit codes: 0 ok, 1 problems found, 2 usage, "
+        "3 bad data, 4 conflict or lock, 130 stopped by Ctrl-C.\n\n"
+        "Start with `memcli status`, then `memcli gc --dry-run`; `memcli COMMAND --help` shows "
+        "each command's options and examples."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -263,12 +364,51 @@ def root(
             help="Pretend it is this time (also $MEMCLI_NOW); every age and date uses it.",
         ),
     ] = None,
+    state_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--state-dir",
+            metavar="PATH",
+            help="OpenClaw's state folder, where its agents keep their sessions. Default: "
+            "$OPENCLAW_STATE_DIR, then ~/.openclaw.",
+        ),
+    ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            metavar="ID",
+            help="The OpenClaw agent whose sessions to work on (one whose workspace this is); "
+            "without -w, its workspace is the workspace.",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")] = False,
-    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only data and errors.")] = False,
-    verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail on stderr.")] = 0,
+    quiet: Annotated[
+        bool, typer.Option("-q", "--quiet", help="Only data and errors: no notes, warnings or progress.")
+    ] = False,
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "-v",
+            "--verbose",
+            count=True,
+            show_default=False,
+            help="More detail on stderr, with the time of each phase.",
+        ),
+    ] = 0,
+    color: Annotated[
+        ColorMode,
+        typer.Option(
+            "--color",
+            metavar="[auto|always|never]",
+            help="Colour: auto (on a terminal, unless $NO_COLOR is set), always, or never.",
+        ),
+    ] = ColorMode.AUTO,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
-    ctx.obj = GlobalOptions(workspace, config, now, json_output, quiet, verbose)
+    ctx.obj = GlobalOptions(
+        workspace, config, now, json_output, quiet, verbose, state_dir, agent, color.value
+    )

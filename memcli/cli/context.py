@@ -13,7 +13,9 @@ from memcli.recall import build_context
 def context(
     ctx: typer.Context,
     budget: Annotated[int, typer.Option("--budget", "-b", min=1, help="Tokens the text may use.")] = 2000,
-    query: Annotated[str | None, typer.Option("--query", "-q", help="Recall what is about this.")] = None,
+    query: Annotated[
+        str | None, typer.Option("--query", metavar="TEXT", help="Recall what is about this.")
+    ] = None,
 ) -> None:
     """The memory to load at session start or after a compaction, never over --budget tokens.
 

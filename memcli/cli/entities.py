@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from memcli.cli.common import output, runtime
+from memcli.cli.layout import Column
 from memcli.core.entities import KINDS
 from memcli.errors import UsageError
 from memcli.recall import entities as find_entities
@@ -48,4 +49,14 @@ def entities(
     rows = [
         [e.kind, e.name, str(e.count), e.first_seen or "-", e.last_seen or "-", e.where[0]] for e in found
     ]
-    out.table(["kind", "name", "entries", "first seen", "last seen", "latest"], rows)
+    out.table(
+        [
+            Column("kind"),
+            Column("name", text=True, min_width=16),
+            Column("entries", numeric=True),
+            Column("first seen", drop=2),
+            Column("last seen"),
+            Column("latest", key_min=20, drop=1),
+        ],
+        rows,
+    )

@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 
 from memcli.cli.common import output, runtime
+from memcli.cli.contract import action_json
+from memcli.cli.layout import Column
 from memcli.cli.output import one_line
 from memcli.errors import DataError, UsageError
 from memcli.services import restorable, restore_plan
@@ -98,7 +100,7 @@ def restore(
         tx = apply_plan(run.root, plan, "restore", run.now, run.policy.max_file_bytes).tx
     target = plan.actions[0].to
     if out.json_mode:
-        out.json({"restored": plan.actions[0].to_json(), "transaction": tx})
+        out.json({"restored": action_json(plan.actions[0]), "transaction": tx})
         return
     out.line(f"restored {item.id} to {target}: {one_line(item.text, 80)}")
     out.note(f"transaction {tx}; `memcli undo` takes it back")
@@ -107,7 +109,7 @@ def restore(
 def purge(
     ctx: typer.Context,
     older_than: Annotated[float, typer.Option("--older-than", metavar="DAYS", min=0, help="Age in days.")],
-    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="List what would go.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would go; delete nothing.")] = False,
 ) -> None:
     """Delete trash and undo data older than DAYS: the only command that deletes.
 
@@ -152,8 +154,17 @@ def show(
             str(e.get("action", "")) + (" (undone)" if e.get("tx") in undone else ""),
             str(e.get("id", "")),
             f"{e.get('from') or ''} → {e.get('to') or ''}".strip(" →"),
-            one_line(str(e.get("reason", "")), 60),
+            one_line(str(e.get("reason", ""))),
         ]
         for e in mine
     ]
-    out.table(["time", "action", "id", "from → to", "why"], rows)
+    out.table(
+        [
+            Column("time", drop=1),
+            Column("action"),
+            Column("id"),
+            Column("from → to", key_min=24),
+            Column("why", text=True, beneath=True),
+        ],
+        rows,
+    )

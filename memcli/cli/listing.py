@@ -9,11 +9,15 @@ from typing import Annotated, Any
 import typer
 
 from memcli.cli.common import output, runtime
+from memcli.cli.contract import entry_json
+from memcli.cli.layout import BOLD, DIM, GREEN, Column
 from memcli.cli.output import one_line
-from memcli.core.analysis import Assessed, Selection
+from memcli.core.analysis import Selection
 from memcli.core.scoring import Tier
 from memcli.errors import UsageError
 from memcli.services import assess
+
+TIER_STYLE = {"core": f"{BOLD};{GREEN}", "discard": DIM}
 
 
 class SortBy(StrEnum):
@@ -30,37 +34,6 @@ def parse_day(value: str | None, option: str) -> date | None:
         return date.fromisoformat(value)
     except ValueError:
         raise UsageError(f"{option} {value!r} is not a date", "use YYYY-MM-DD") from None
-
-
-def _iso(day: date | None) -> str | None:
-    return day.isoformat() if day else None
-
-
-def entry_json(a: Assessed) -> dict[str, Any]:
-    """The keys every entry-shaped object carries (SPEC §13), plus where and what it is."""
-    e = a.entry
-    return {
-        "id": e.id,
-        "file": e.file,
-        "line": e.first_line,
-        "end_line": e.last_line,
-        "text": e.text,
-        "tier": a.tier.value,
-        "score": a.scored.score,
-        "decayed": round(a.decayed, 4),
-        "date": _iso(e.date),
-        "time": e.time,
-        "mentions": a.mentions,
-        "last_seen": _iso(a.last_seen),
-        "first_seen": _iso(a.first_seen),
-        "stale": a.stale,
-        "evergreen": a.evergreen,
-        "kind": e.kind,
-        "section": e.section_path,
-        "importance": e.importance,
-        "pinned": e.pinned,
-        "done": e.done,
-    }
 
 
 def _sort_key(by: SortBy) -> Any:
@@ -113,15 +86,28 @@ def list_entries(
         return
     table = [
         [
+            a.entry.id,
             f"{a.entry.file}:{a.entry.first_line}",
             a.entry.date.isoformat() if a.entry.date else "",
             a.tier.value,
             f"{a.scored.score:g}",
             f"{a.decayed:.2f}",
             str(a.mentions),
-            one_line(a.entry.body, None if not out.terminal else 160),
+            one_line(a.entry.body),
         ]
         for a in rows
     ]
-    out.table(["place", "date", "tier", "score", "decayed", "days", "text"], table)
+    out.table(
+        [
+            Column("id", style=lambda v: DIM),
+            Column("place", key_min=20),
+            Column("date", drop=1),
+            Column("tier", style=TIER_STYLE.get),
+            Column("score", numeric=True),
+            Column("decayed", numeric=True),
+            Column("days", numeric=True),
+            Column("text", text=True, min_width=30, beneath=True),
+        ],
+        table,
+    )
     out.note(f"{len(rows)} entries")

@@ -8,16 +8,26 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
-import unicodedata
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import IO, Any, Protocol
 
 import typer
+
+from memcli.cli.layout import Column, display_width, hanging, render_table
+
+
+class Written:
+    """Whether this run wrote data on stdout yet (an error under --json is a JSON object on
+    stdout only when nothing else is: stdout stays one JSON document)."""
+
+    data = False
 
 
 def write_stdout(text: str) -> None:
     """Write data; when the reader went away (`memcli list | head`), stop quietly."""
+    Written.data = True
     try:
         sys.stdout.write(text)
     except BrokenPipeError:
@@ -61,10 +71,6 @@ def json_chunks(data: Any) -> Iterator[str]:
     yield "\n}\n"
 
 
-def display_width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def one_line(text: str, limit: int | None = None) -> str:
     flat = " ".join(text.split())
     if limit is not None and display_width(flat) > limit:
@@ -79,81 +85,133 @@ def one_line(text: str, limit: int | None = None) -> str:
     return flat
 
 
+COLOR_MODES = ("auto", "always", "never")
+DEFAULT_PAGER = "less -FRX"
+
+
+def use_color(mode: str, stream: IO[str]) -> bool:
+    """--color: `always` and `never` as said; `auto` colours a terminal, unless NO_COLOR is
+    set (no-color.org) or the terminal is dumb."""
+    if mode == "always":
+        return True
+    if mode == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _fitted(text: str) -> str:
+    """A remark for stderr, wrapped to the terminal it is shown on (continuation lines
+    indented); as it is in a pipe or a log."""
+    try:
+        terminal = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    if not terminal or "\n" in text:
+        return text + "\n"
+    lines = hanging(text, shutil.get_terminal_size((80, 24)).columns, 2)
+    return "\n  ".join(lines) + "\n"
+
+
+class Pausable(Protocol):
+    def pause(self) -> None: ...
+
+
 class Output:
-    def __init__(self, json_mode: bool = False, quiet: bool = False, verbose: int = 0) -> None:
+    def __init__(
+        self,
+        json_mode: bool = False,
+        quiet: bool = False,
+        verbose: int = 0,
+        color: str = "auto",
+        progress: Pausable | None = None,
+    ) -> None:
         self.json_mode = json_mode
         self.quiet = quiet
         self.verbose = verbose
+        self.color = not json_mode and use_color(color, sys.stdout)
+        self.progress = progress  # its display stops before anything is printed
 
     @property
     def terminal(self) -> bool:
         return sys.stdout.isatty()
 
+    @property
+    def width(self) -> int | None:
+        """The terminal's columns ($COLUMNS first); None in a pipe, where nothing is wrapped."""
+        return shutil.get_terminal_size((80, 24)).columns if self.terminal else None
+
+    def _settle(self) -> None:
+        if self.progress is not None:
+            self.progress.pause()
+
     def json(self, data: Any) -> None:
+        self._settle()
         for chunk in json_chunks(data):
             write_stdout(chunk)
 
     def line(self, text: str = "") -> None:
+        self._settle()
         write_stdout(text + "\n")
+
+    def lines(self, lines: Sequence[str]) -> None:
+        self._settle()
+        write_stdout("".join(line + "\n" for line in lines))
 
     def note(self, text: str) -> None:
         """A remark for the human (stderr), silenced by -q."""
         if not self.quiet:
-            sys.stderr.write(text + "\n")
+            self._settle()
+            sys.stderr.write(_fitted(text))
 
     def warn(self, text: str) -> None:
-        sys.stderr.write(f"warning: {text}\n")
+        """A warning (stderr); -q keeps only data and errors."""
+        if not self.quiet:
+            self._settle()
+            sys.stderr.write(_fitted(f"warning: {text}"))
 
     def debug(self, text: str) -> None:
         if self.verbose:
+            self._settle()
             sys.stderr.write(f"debug: {text}\n")
 
     def table(
-        self,
-        columns: Sequence[str],
-        rows: Sequence[Sequence[str]],
-        title: str | None = None,
-        wrap_last: bool = True,
+        self, columns: Sequence[str | Column], rows: Sequence[Sequence[str]], title: str | None = None
     ) -> None:
-        if self.terminal:
-            self._rich_table(columns, rows, title, wrap_last)
-        else:
-            self._plain_table(columns, rows, title)
-
-    def _rich_table(
-        self, columns: Sequence[str], rows: Sequence[Sequence[str]], title: str | None, wrap_last: bool
-    ) -> None:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-        for i, name in enumerate(columns):
-            last = i == len(columns) - 1
-            table.add_column(
-                name,
-                overflow="fold" if last and wrap_last else "ellipsis",
-                no_wrap=not last,
-                ratio=1 if last else None,
-            )
-        for row in rows:
-            table.add_row(*row)
-        Console(highlight=False).print(table)
-
-    def _plain_table(self, columns: Sequence[str], rows: Sequence[Sequence[str]], title: str | None) -> None:
+        """Rows under their column names: on a terminal fitted to its width (numbers whole,
+        text wrapped, beneath its row or left out, in that order); in a pipe one row a line."""
+        width = self.width
+        lines, dropped = render_table(columns, rows, width, self.color)
         if title:
-            self.line(title)
-        widths = [display_width(c) for c in columns]
-        for row in rows:
-            for i, cell in enumerate(row[:-1]):
-                widths[i] = max(widths[i], display_width(cell))
+            lines.insert(0, title)
+        self.lines(lines)
+        if dropped:
+            self.note(f"({', '.join(dropped)} left out at {width} columns; --json has everything)")
 
-        def fmt(cells: Sequence[str]) -> str:
-            parts = [
-                cell + " " * (widths[i] - display_width(cell)) if i < len(cells) - 1 else cell
-                for i, cell in enumerate(cells)
-            ]
-            return "  ".join(parts).rstrip()
+    def page(self, text: str) -> None:
+        """Long output (a diff) through a pager on a terminal, as git does: $MEMCLI_PAGER,
+        then $PAGER, else `less -FRX`; never in a pipe."""
+        self._settle()
+        if not self.terminal or text.count("\n") < shutil.get_terminal_size((80, 24)).lines:
+            write_stdout(text)
+            return
+        command = os.environ.get("MEMCLI_PAGER", os.environ.get("PAGER", DEFAULT_PAGER)).strip()
+        if not command or command == "cat" or shutil.which(command.split()[0]) is None:
+            write_stdout(text)
+            return
+        import subprocess
 
-        self.line(fmt(columns))
-        for row in rows:
-            self.line(fmt(row))
+        env = {**os.environ, "LESS": os.environ.get("LESS", "FRX")}
+        sys.stdout.flush()
+        try:
+            with subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env) as pager:
+                assert pager.stdin is not None
+                try:
+                    pager.stdin.write(text.encode("utf-8", "replace"))
+                    pager.stdin.close()
+                except BrokenPipeError:  # the reader quit the pager early
+                    pass
+        except OSError:
+            write_stdout(text)

@@ -7,8 +7,11 @@ from typing import Annotated
 import typer
 
 from memcli.cli.common import output, runtime
+from memcli.cli.layout import CYAN, hanging, paint
 from memcli.cli.output import one_line
 from memcli.recall import search as search_index
+
+HIT_INDENT = 4  # wrapped lines of a hit
 
 
 def search(
@@ -33,6 +36,12 @@ def search(
     if not found:
         out.note(f"nothing found for {query!r}")
         return
+    lines = []
     for f in found:
         where = f"{f.hit.path}:{f.hit.line}" + (f"-{f.hit.end_line}" if f.hit.end_line > f.hit.line else "")
-        out.line(f"{where}  ({f.score:.2f})  {one_line(f.hit.text, 120)}")
+        text = f"{where}  ({f.score:.2f})  {one_line(f.hit.text)}"
+        for n, piece in enumerate(hanging(text, out.width, HIT_INDENT)):
+            if n == 0 and piece.startswith(where):
+                piece = paint(where, CYAN, out.color) + piece[len(where) :]
+            lines.append(piece if n == 0 else " " * HIT_INDENT + piece)
+    out.lines(lines)

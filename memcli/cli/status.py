@@ -7,9 +7,11 @@ from typing import Any
 import typer
 
 from memcli.cli.common import output, runtime
+from memcli.cli.layout import BOLD, DIM, RED, YELLOW, Column, hanging, paint
 from memcli.core.inventory import core_budget, tally_by_role
 from memcli.core.roles import Role
 from memcli.flush import overview
+from memcli.phases import phase
 from memcli.services import snapshot_everything
 
 
@@ -23,7 +25,8 @@ def status(ctx: typer.Context) -> None:
     core = next((p for p in snap.files if p.file.role is Role.CORE), None)
     budget = core_budget(core.file, core.doc, run.policy.core_max_chars) if core else None
     bootstrap = [p for p in snap.files if p.file.role is Role.BOOTSTRAP]
-    sessions, problems = overview(run)
+    with phase(run.progress, "reading sessions"):
+        sessions, problems = overview(run)
 
     if out.json_mode:
         data: dict[str, Any] = {
@@ -61,12 +64,25 @@ def status(ctx: typer.Context) -> None:
         [role.value, str(t.files), str(t.entries), f"{t.chars:,}", f"{t.tokens:,}"]
         for role, t in tallies.items()
     ]
-    out.table(["role", "files", "entries", "chars", "~tokens"], rows)
+    out.table(
+        [
+            Column("role"),
+            Column("files", numeric=True),
+            Column("entries", numeric=True),
+            Column("chars", numeric=True),
+            Column("~tokens", numeric=True),
+        ],
+        rows,
+    )
     out.line("")
     if budget is None:
         out.line("MEMORY.md  missing (create it with `memcli init`)")
     else:
-        state = "OVER BUDGET: OpenClaw will truncate it" if budget.over else "within budget"
+        state = (
+            paint("OVER BUDGET: OpenClaw will truncate it", f"{BOLD};{RED}", out.color)
+            if budget.over
+            else "within budget"
+        )
         out.line(
             f"{budget.file}  {budget.chars:,} / {budget.limit:,} chars ({budget.used:.0%}), "
             f"~{budget.tokens:,} tokens, {state}"
@@ -79,15 +95,28 @@ def status(ctx: typer.Context) -> None:
                 f"{r.decision.tokens:,}",
                 f"{r.decision.window:,}",
                 f"{r.decision.threshold:,}",
-                ("due: " if r.decision.due else "no: ") + r.decision.why,
+                "due" if r.decision.due else "no",
                 r.last_flush or "never",
                 str(r.compactions),
+                r.decision.why,
             ]
             for r in sessions
         ]
-        out.table(["session", "tokens", "window", "flush at", "flush due", "last flush", "compactions"], rows)
+        out.table(
+            [
+                Column("session", key_min=16),
+                Column("tokens", numeric=True),
+                Column("window", numeric=True, drop=1),
+                Column("flush at", numeric=True),
+                Column("flush", style=lambda v: f"{BOLD};{YELLOW}" if v == "due" else None),
+                Column("last flush"),
+                Column("compactions", numeric=True),
+                Column("why", text=True, beneath=True, style=lambda v: DIM),
+            ],
+            rows,
+        )
         for problem in problems:
-            out.line(f"sessions: {problem}")
+            out.lines(["sessions: " + "\n    ".join(hanging(problem, out.width and out.width - 6, 4))])
     if snap.layout.bad_names:
         out.line("")
         out.line(f"{len(snap.layout.bad_names)} file name(s) that are not valid daily-note names:")

@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memcli.core import analysis, entries, outline, roles, rules, scoring, similarity
+from memcli.core import analysis, entries, judgement, outline, roles, rules, scoring, similarity
 from memcli.core.analysis import TextFields
+from memcli.core.roles import STATE_DIR
 from memcli.workspace.files import adopt_owner_of_database, usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
@@ -42,12 +43,15 @@ OLD_TABLES = ("files",)  # schema 1: facts only
 
 def code_digest() -> bytes:
     """What parsing and reading depend on besides the text: the source of the modules that
-    parse notes, date them and read texts, and the Python and Unicode versions (entry ids
-    rest on NFKC and case folding)."""
+    parse notes, date them and read texts (the judgement package's included: its word lists
+    shape the facts), and the Python and Unicode versions (entry ids rest on NFKC and case
+    folding)."""
     digest = hashlib.sha256(f"{SCHEMA}|{sys.version_info[:3]}|{unicodedata.unidata_version}".encode())
-    for module in (analysis, entries, outline, roles, rules, scoring, similarity):
+    sources = [Path(str(m.__file__)) for m in (analysis, entries, outline, roles, rules, scoring, similarity)]
+    sources += sorted((Path(str(judgement.__file__)).parent).glob("*.py"))  # every judgement module
+    for source in sources:
         with contextlib.suppress(OSError, TypeError):
-            digest.update(Path(str(module.__file__)).read_bytes())
+            digest.update(source.read_bytes())
     return digest.digest()
 
 
@@ -196,3 +200,36 @@ class NoteCache:
 
 def file_key(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheState:
+    """What `memcli doctor` says of the cache: read without opening it for writing."""
+
+    exists: bool
+    size: int = 0
+    notes: int = 0  # notes cached for this memcli and these rules (list's or dedupe's reading)
+    other: int = 0  # rows of another memcli or other rules: dropped by the next run that writes
+    problem: str | None = None
+
+
+def cache_state(root: Path, rule_overrides: object) -> CacheState:
+    """The cache as it is, read-only (`immutable`: SQLite creates no -wal or -shm file)."""
+    path = root / STATE_DIR / CACHE_NAME
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return CacheState(False)
+    live = (stamp(CODE, rule_overrides, True), stamp(CODE, rule_overrides, False))
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        return CacheState(True, size, problem=str(exc))
+    try:
+        rows = db.execute(f"SELECT stamp IN (?, ?), count(DISTINCT sha) FROM {TABLE} GROUP BY 1", live)
+        counts = {bool(mine): int(n) for mine, n in rows}
+        return CacheState(True, size, counts.get(True, 0), counts.get(False, 0))
+    except sqlite3.Error as exc:
+        return CacheState(True, size, problem=str(exc))
+    finally:
+        db.close()

@@ -36,6 +36,26 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 TEMP_NAME = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + "$")
 
 
+class Changes:
+    """The files this run has changed (memcli's own .memcli/ aside): what the command line
+    reports when Ctrl-C stops a run."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.last: str | None = None
+
+    def reset(self) -> None:
+        self.count, self.last = 0, None
+
+    def wrote(self, path: Path) -> None:
+        if STATE_DIR not in path.parts:
+            self.count += 1
+            self.last = path.name
+
+
+CHANGES = Changes()
+
+
 @dataclass(frozen=True, slots=True)
 class FileState:
     """What a file held when memcli read it; the base a later write is checked against."""
@@ -322,6 +342,7 @@ def replace_file(path: Path, data: bytes, mode: int) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
+    CHANGES.wrote(path)
     fsync_dir(path.parent)
 
 
@@ -408,9 +429,11 @@ def atomic_write(path: Path, data: bytes, root: Path, expected: FileState | None
                 os.link(temp, target)
             except FileExistsError:
                 raise ConflictError(f"{name} was created while memcli worked", "run again") from None
+            CHANGES.wrote(target)
             os.unlink(temp)
         else:
             os.replace(temp, target)
+            CHANGES.wrote(target)
             after_replace(target)
         fsync_dir(target.parent)
     except BaseException:
@@ -752,6 +775,7 @@ def append_bytes(path: Path, data: bytes) -> None:
                 n = os.write(fd, view)
                 written += n
                 view = view[n:]
+            CHANGES.wrote(path)
             os.fsync(fd)
         except BaseException:
             if 0 < written < len(data) and os.fstat(fd).st_size == before + written:

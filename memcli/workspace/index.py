@@ -15,6 +15,7 @@ import hashlib
 import os
 import sqlite3
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -24,11 +25,12 @@ from memcli.core.recall import fts_query, index_terms
 from memcli.core.roles import MEMORY_DIR, STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
 from memcli.parallel import parallel_map
+from memcli.phases import Report, phase, silent
 from memcli.workspace.files import adopt_owner_of_database, decode, display, read_state, usable_state_dir
 from memcli.workspace.layout import folder_problem, scan
 
 INDEX_NAME = "index.sqlite"
-SCHEMA = "5"  # bump when the tables or the terms change: the index is rebuilt
+SCHEMA = "7"  # bump when the tables or the terms change: the index is rebuilt
 INDEXED_ROLES = frozenset({Role.CORE, Role.DAILY, Role.DAILY_SLUG, Role.OTHER, Role.SUMMARY, Role.ARCHIVE})
 
 _TABLES = """
@@ -40,9 +42,10 @@ CREATE TABLE IF NOT EXISTS files(
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL, score REAL NOT NULL,
-    section TEXT NOT NULL
+    section TEXT NOT NULL, eid TEXT NOT NULL, flags INTEGER NOT NULL, time TEXT, kind TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
+CREATE INDEX IF NOT EXISTS entries_eid ON entries(eid);
 CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
 """
 
@@ -68,12 +71,32 @@ class Hit:
     bm25: float  # lower is better
     score: float = 0.0  # importance 0..10 (the scoring rules, or the entry's marker)
     section: str = ""  # the headings above the entry: "## Projects / 项目 > ### Atlas"
+    entry_id: str = ""  # the entry's id (what `list`, `show` and `restore` name it by)
+    flags: int = 0  # what scoring found besides the score: NOISE, REMEMBER, ROUTINE
+    role: str = ""  # its file's role (core, daily, …)
+    time: str | None = None  # its HH:MM, when it has one
+    kind: str = "paragraph"  # bullet, task, paragraph, …
+
+
+# Hit.flags
+NOISE, REMEMBER, ROUTINE = 1, 2, 4
+# the files whose days count as mentions of a text (SPEC §3: "mentioned on other days")
+MENTION_ROLES = ("daily", "daily-with-slug", "other", "archive")
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """On how many distinct days a text is written in dated notes, and the last of them."""
+
+    days: int
+    last: str | None
 
 
 class Index:
-    def __init__(self, root: Path, max_bytes: int) -> None:
+    def __init__(self, root: Path, max_bytes: int, progress: Report = silent) -> None:
         self.root = root
         self.max_bytes = max_bytes
+        self.progress = progress
         self.path = root / STATE_DIR / INDEX_NAME
         self.db = self._open()
 
@@ -132,32 +155,36 @@ class Index:
         with self.db:
             for rel in sorted(known.keys() - wanted.keys()):
                 self._forget(rel)
-            for rel, file in sorted(wanted.items()):
-                try:
-                    st = os.stat(self.root / rel)
-                except FileNotFoundError:
-                    continue
-                old = known.get(rel)
-                if old is not None and old[0] == st.st_mtime_ns and old[1] == st.st_size:
-                    continue
-                read += 1
-                state = read_state(self.root / rel, self.root, self.max_bytes)
-                sha = hashlib.sha256(state.data).hexdigest()
-                if old is not None and old[2] == sha:
-                    self.db.execute(
-                        "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
-                        (st.st_mtime_ns, st.st_size, rel),
-                    )
-                    continue
-                changed.append((file, st, sha, decode(state.data, display(self.root / rel, self.root))))
-            rows = parallel_map(
-                entry_rows,
-                [(f.rel, f.date.isoformat() if f.date else None, text) for f, _, _, text in changed],
-                PARALLEL_FILES,
-            )
-            for (file, st, sha, _), entries in zip(changed, rows, strict=True):
-                self._forget(file.rel)
-                self._add(file, st, sha, entries)
+            with phase(self.progress, "reading notes", len(wanted)) as step:
+                for n, (rel, file) in enumerate(sorted(wanted.items()), 1):
+                    step(n, len(wanted))
+                    try:
+                        st = os.stat(self.root / rel)
+                    except FileNotFoundError:
+                        continue
+                    old = known.get(rel)
+                    if old is not None and old[0] == st.st_mtime_ns and old[1] == st.st_size:
+                        continue
+                    read += 1
+                    state = read_state(self.root / rel, self.root, self.max_bytes)
+                    sha = hashlib.sha256(state.data).hexdigest()
+                    if old is not None and old[2] == sha:
+                        self.db.execute(
+                            "UPDATE files SET mtime_ns = ?, size = ? WHERE path = ?",
+                            (st.st_mtime_ns, st.st_size, rel),
+                        )
+                        continue
+                    changed.append((file, st, sha, decode(state.data, display(self.root / rel, self.root))))
+            with phase(self.progress, "indexing", len(changed)) as step:
+                rows = parallel_map(
+                    entry_rows,
+                    [(f.rel, f.date.isoformat() if f.date else None, text) for f, _, _, text in changed],
+                    PARALLEL_FILES,
+                )
+                for n, ((file, st, sha, _), entries) in enumerate(zip(changed, rows, strict=True), 1):
+                    self._forget(file.rel)
+                    self._add(file, st, sha, entries)
+                    step(n, len(changed))
         return Refresh(read, tuple(f.rel for f, *_ in changed), tuple(sorted(known.keys() - wanted.keys())))
 
     def _forget(self, rel: str) -> None:
@@ -174,8 +201,8 @@ class Index:
         )
         first = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM entries").fetchone()[0])
         self.db.executemany(
-            "INSERT INTO entries(id, path, line, end_line, text, day, importance, pinned, score, section)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO entries(id, path, line, end_line, text, day, importance, pinned, score, section,"
+            " eid, flags, time, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             ((first + n, file.rel, *row[:-1]) for n, row in enumerate(rows)),
         )
         self.db.executemany(
@@ -191,7 +218,7 @@ class Index:
         rows = self.db.execute(
             """
             SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,
-                   bm25(terms), e.score, e.section
+                   bm25(terms), e.score, e.section, e.eid, e.flags, f.role, e.time, e.kind
             FROM terms JOIN entries e ON e.id = terms.rowid JOIN files f ON f.path = e.path
             WHERE terms MATCH ? ORDER BY bm25(terms) LIMIT ?
             """,
@@ -203,19 +230,38 @@ class Index:
         """Entries matching an SQL condition on `e` (entries) and `f` (files), in file order."""
         rows = self.db.execute(
             "SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,"
-            " 0.0, e.score, e.section FROM entries e JOIN files f ON f.path = e.path"
+            " 0.0, e.score, e.section, e.eid, e.flags, f.role, e.time, e.kind"
+            " FROM entries e JOIN files f ON f.path = e.path"
             f" WHERE {where} ORDER BY e.path, e.line",
             args,
         )
         return [_hit(r) for r in rows]
+
+    def seen(self, entry_ids: Iterable[str]) -> dict[str, Seen]:
+        """For each entry id, the distinct days its text is written on in dated notes (the
+        daily notes, other notes and the archive; not MEMORY.md or summaries) and the last."""
+        wanted = sorted(set(entry_ids))
+        found: dict[str, Seen] = {}
+        roles = ",".join("?" * len(MENTION_ROLES))
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            rows = self.db.execute(
+                "SELECT e.eid, count(DISTINCT e.day), max(e.day) FROM entries e"
+                " JOIN files f ON f.path = e.path"
+                f" WHERE f.role IN ({roles}) AND e.day IS NOT NULL AND e.eid IN ({','.join('?' * len(part))})"
+                " GROUP BY e.eid",
+                (*MENTION_ROLES, *part),
+            )
+            found.update({str(eid): Seen(int(days), str(last) if last else None) for eid, days, last in rows})
+        return {eid: found.get(eid, Seen(0, None)) for eid in wanted}
 
     def role_of(self, rel: str) -> str | None:
         row = self.db.execute("SELECT role FROM files WHERE path = ?", (rel,)).fetchone()
         return str(row[0]) if row else None
 
 
-# line, end line, text, day, importance, pinned, score, section, terms
-Row = tuple[int, int, str, str | None, int | None, int, float, str, str]
+# line, end line, text, day, importance, pinned, score, section, entry id, flags, time, kind, terms
+Row = tuple[int, int, str, str | None, int | None, int, float, str, str, int, str | None, str, str]
 PARALLEL_FILES = 200  # re-indexing fewer files than this is quicker in this process
 
 
@@ -224,7 +270,10 @@ def entry_rows(item: tuple[str, str | None, str]) -> list[Row]:
     rel, day, text = item
     rows: list[Row] = []
     for entry in parse(text, rel, date.fromisoformat(day) if day else None).entries:
-        score = float(entry.importance) if entry.importance is not None else score_text(entry.text).score
+        scored = score_text(entry.text)
+        score = float(entry.importance) if entry.importance is not None else scored.score
+        flags = (NOISE if scored.noise else 0) | (REMEMBER if scored.remember else 0)
+        flags |= ROUTINE if scored.routine else 0
         rows.append(
             (
                 entry.first_line,
@@ -235,6 +284,10 @@ def entry_rows(item: tuple[str, str | None, str]) -> list[Row]:
                 int(entry.pinned),
                 score,
                 entry.section_path,
+                entry.id,
+                flags,
+                entry.time,
+                entry.kind,
                 index_terms(entry.text),
             )
         )
@@ -255,6 +308,11 @@ def _hit(r: tuple[object, ...]) -> Hit:
         float(r[9]),  # type: ignore[arg-type]
         float(r[10]),  # type: ignore[arg-type]
         str(r[11]),
+        str(r[12]),
+        int(r[13]),  # type: ignore[call-overload]
+        str(r[14]),
+        str(r[15]) if r[15] is not None else None,
+        str(r[16]),
     )
 
 
@@ -297,3 +355,42 @@ def remove_index(root: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(root / STATE_DIR / (INDEX_NAME + suffix))
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """What `memcli doctor` says of the index: read without opening it for writing."""
+
+    exists: bool
+    size: int = 0
+    current: bool = False  # built by this memcli (its schema)
+    fresh: bool | None = None  # it follows the files as they are now (None: cannot tell)
+    entries: int = 0
+    files: int = 0
+    problem: str | None = None  # it cannot be read
+
+
+def index_state(root: Path, max_bytes: int) -> IndexState:
+    """The index as it is, read-only (`immutable`: SQLite creates no -wal or -shm file)."""
+    path = root / STATE_DIR / INDEX_NAME
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return IndexState(False)
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    except (sqlite3.Error, OSError, ValueError) as exc:
+        return IndexState(True, size, problem=str(exc))
+    try:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("schema") != SCHEMA:
+            return IndexState(True, size)
+        entries = int(db.execute("SELECT count(*) FROM entries").fetchone()[0])
+        files = int(db.execute("SELECT count(*) FROM files").fetchone()[0])
+        stored = meta.get("fingerprint")
+        fresh = None if stored is None else stored == tree_fingerprint(root, max_bytes)
+        return IndexState(True, size, True, fresh, entries, files)
+    except sqlite3.Error as exc:
+        return IndexState(True, size, problem=str(exc))
+    finally:
+        db.close()

@@ -68,9 +68,30 @@ def looks_like_workspace(path: Path) -> bool:
     return any((path / name).is_file() for name in CORE_NAMES) or (path / MEMORY_DIR).is_dir()
 
 
-def discover(explicit: str | None, environ: Mapping[str, str], cwd: Path, home: Path) -> Path:
-    """`-w`, then MEMCLI_WORKSPACE, then the current folder, then OpenClaw's default."""
-    for source, value in (("--workspace", explicit), ("MEMCLI_WORKSPACE", environ.get("MEMCLI_WORKSPACE"))):
+# besides MEMORY.md and memory/, what makes a named folder a workspace: memcli's config, a
+# session store, or the files OpenClaw itself puts in a new workspace before any memory
+WORKSPACE_SIGNS = ("memcli.toml", "sessions.json", "SOUL.md", "IDENTITY.md", "HEARTBEAT.md")
+
+
+def is_workspace(path: Path) -> bool:
+    return looks_like_workspace(path) or any((path / name).is_file() for name in WORKSPACE_SIGNS)
+
+
+def discover(
+    explicit: str | None, environ: Mapping[str, str], cwd: Path, home: Path, check: bool = True
+) -> Path:
+    """`-w`, then MEMCLI_WORKSPACE, then the current folder, then OpenClaw's default. A folder
+    named by -w or MEMCLI_WORKSPACE must be a workspace (`check`): memcli does not start one
+    (.memcli/, memory/) in a folder given by mistake; `memcli init` does."""
+    return locate(explicit, environ, cwd, home, check)[0]
+
+
+def locate(
+    explicit: str | None, environ: Mapping[str, str], cwd: Path, home: Path, check: bool = True
+) -> tuple[Path, str]:
+    """`discover`, with how the workspace was found: "-w", "MEMCLI_WORKSPACE", "the current
+    folder" or "OpenClaw's default workspace"."""
+    for source, value in (("-w", explicit), ("MEMCLI_WORKSPACE", environ.get("MEMCLI_WORKSPACE"))):
         if value:
             path = Path(value).expanduser()
             if not path.is_dir():
@@ -78,12 +99,17 @@ def discover(explicit: str | None, environ: Mapping[str, str], cwd: Path, home: 
                     f"workspace {value} (from {source}) is not a folder",
                     "pass an existing workspace, or create one with `memcli init PATH`",
                 )
-            return path.resolve()
+            if check and not is_workspace(path):
+                raise DataError(
+                    f"{value} (from {source}) is not a workspace: it holds no MEMORY.md and no memory/",
+                    f"check the path, or make it one with `memcli init {value}`",
+                )
+            return path.resolve(), source
     if looks_like_workspace(cwd):
-        return cwd.resolve()
+        return cwd.resolve(), "the current folder"
     default = openclaw_default(environ, home)
     if default.is_dir():
-        return default.resolve()
+        return default.resolve(), "OpenClaw's default workspace"
     raise UsageError(
         f"no workspace found: {cwd} holds no MEMORY.md or memory/, and {default} does not exist",
         "pass -w PATH, set MEMCLI_WORKSPACE, or create one with `memcli init`",

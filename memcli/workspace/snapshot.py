@@ -63,9 +63,16 @@ def take_snapshot(
     max_bytes: int,
     select: Callable[[MemoryFile], bool] = is_memory,
     parser: Parser = parse_file,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Snapshot:
     """Read and parse the selected files (memory files by default), refusing bad ones;
-    `parser` turns each file's text into its document (a caller may know it already)."""
+    `parser` turns each file's text into its document (a caller may know it already);
+    `progress(done, total)` hears of each file read."""
     layout = scan(root)
-    files = tuple(read_file(root, f, max_bytes, parser) for f in layout.files if select(f))
-    return Snapshot(layout, files)
+    chosen = [f for f in layout.files if select(f)]
+    files: list[ParsedFile] = []
+    for n, f in enumerate(chosen, 1):
+        files.append(read_file(root, f, max_bytes, parser))
+        if progress is not None:
+            progress(n, len(chosen))
+    return Snapshot(layout, tuple(files))

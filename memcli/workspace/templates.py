@@ -66,7 +66,13 @@ from memcli.errors import DataError
 from memcli.parallel import worker_starts
 from memcli.workspace.files import read_config_text
 
+# The templates memcli ships: memcli/templates/ once installed from a wheel (pyproject.toml
+# puts the repository's top-level templates/ there); else templates/ beside the package, in
+# the checkout an editable install runs from (setuptools' editable finder does not map a
+# folder without __init__.py).
 SHIPPED = Path(__file__).resolve().parent.parent / "templates"
+if not SHIPPED.is_dir():
+    SHIPPED = SHIPPED.parent.parent / "templates"
 SUFFIX = ".md.j2"
 NAMES = ("weekly-digest", "session-summary", "compaction-summary")
 MAX_TEMPLATE_BYTES = 1 << 20

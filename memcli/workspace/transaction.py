@@ -35,7 +35,7 @@ from typing import Any
 from memcli.core.lifecycle import Event, FileWrite, History, Plan, Trashed
 from memcli.core.roles import STATE_DIR
 from memcli.core.withheld import holds_secret
-from memcli.errors import ConflictError, DataError
+from memcli.errors import ConflictError, DataError, Interrupted
 from memcli.workspace.files import (
     NOFOLLOW,
     FileState,
@@ -228,6 +228,10 @@ def apply_plan(
         for entry in entries:
             carried += _do(root, journal, entry, states[entry["path"]])
         append_ledger(root, plan.events, journal.tx, now)
+    except KeyboardInterrupt as exc:
+        if _roll_back(root, journal, now):
+            raise Interrupted("what it had written was rolled back; nothing was changed") from exc
+        raise Interrupted("the next memcli run rolls back what it had written") from exc
     except BaseException:
         _roll_back(root, journal, now)
         raise
@@ -235,10 +239,10 @@ def apply_plan(
     return Outcome(journal.tx, tuple(e["path"] for e in entries), carried)
 
 
-def _roll_back(root: Path, journal: Journal, now: datetime) -> None:
-    """A write failed half way (a full disk, a file made read-only meanwhile): put back what
-    was written before the error leaves. When that fails too, the journal stays prepared and
-    the next writing run rolls it back (recover)."""
+def _roll_back(root: Path, journal: Journal, now: datetime) -> bool:
+    """A write failed half way (a full disk, a file made read-only meanwhile, Ctrl-C): put
+    back what was written before the error leaves. When that fails too, the journal stays
+    prepared and the next writing run rolls it back (recover); False says so."""
     with contextlib.suppress(Exception):
         revert(root, journal, force=False)
         with contextlib.suppress(Exception):
@@ -246,6 +250,8 @@ def _roll_back(root: Path, journal: Journal, now: datetime) -> None:
                 root, [Event("rolled_back", "-", journal.tx, reason="failed; rolled back")], journal.tx, now
             )
         journal.save(ROLLED_BACK)
+        return True
+    return False
 
 
 def _preflight(root: Path, rels: Iterable[str]) -> None:

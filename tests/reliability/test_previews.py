@@ -45,6 +45,8 @@ READERS = [
     ["entities"],
     ["check"],
     ["show", "atlas"],
+    ["doctor"],
+    ["--json", "doctor"],
 ]
 CACHES = (f"{STATE}cache.sqlite", f"{STATE}index.sqlite")
 
