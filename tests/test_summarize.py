@@ -368,3 +368,30 @@ def test_a_week_gc_archived_is_summarised_from_the_archive(cli: Invoke, sample: 
     report = summarize(cli, sample, "--period", "2026-W40", "-o", "-")
     assert "memory/archive/2026/09/2026-09-29.md" in report["sources"]  # type: ignore[operator]
     assert "## Preferences" in str(report["text"])
+
+
+def test_a_digest_files_only_standing_rules_and_decisions_under_those_headings(
+    cli: Invoke, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# MEMORY.md\n", encoding="utf-8")
+    (root / "memcli.toml").write_text('timezone = "Asia/Shanghai"\n', encoding="utf-8")
+    (root / "memory" / "2026-10-20.md").write_text(
+        "# 2026-10-20\n\n"
+        "- 以后提交信息一律用英文写\n"
+        "- Always run the migrations on a copy of production first\n"
+        "- 版本发好了，他说下一步要先想清楚密钥放哪里\n"
+        "- Ana wants the budget settled before Friday's review\n",
+        encoding="utf-8",
+    )
+    result = cli("-w", str(root), "--now", NOW, "summarize", "--period", "2026-W43", "--output", "-")
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    sections = {part.split("\n", 1)[0]: part for part in text.split("\n## ")[1:]}
+    standing = sections.get("Preferences", "") + sections.get("Decisions", "")
+    assert "以后提交信息一律用英文写" in standing
+    assert "Always run the migrations on a copy of production first" in standing
+    # news of the week with a preference's cue ("要先", "wants … before"): filed elsewhere
+    assert "密钥放哪里" in text and "密钥放哪里" not in standing
+    assert "budget settled" in text and "budget settled" not in standing

@@ -27,6 +27,7 @@ from typing import Any
 
 from memcli.core.analysis import Assessed
 from memcli.core.conversation import READ_TOOLS, WRITE_TOOLS, Message
+from memcli.core.judgement import importance
 from memcli.core.rules import DEFAULT_RULES, Rules, compile_cues
 from memcli.core.scoring import Tier, score_text
 from memcli.core.tokens import estimate_tokens, is_mostly_cjk
@@ -218,7 +219,19 @@ def classify(a: Assessed) -> str:
     """The class of a note's entry: tasks by their box, the rest by the scoring rules."""
     if a.entry.kind == "task":
         return "done" if a.entry.done else "pending"
-    return classify_text(a.entry.text, {r.rule for r in a.scored.reasons})
+    return classify_text(a.entry.text, ruled(a))
+
+
+def ruled(a: Assessed) -> set[str]:
+    """The scoring rules that fired on an entry, as a digest files it: only an entry the
+    importance judgement holds core is a preference or a decision ("他说要先想清楚…" in a
+    release note has a preference's cue, but is news of the week)."""
+    rules = {r.rule for r in a.scored.reasons}
+    if rules & set(KEPT_FIRST):
+        verdict = importance.judge(a.entry.text, a.scored, kind=a.entry.kind, done=a.entry.done)
+        if verdict.label is not importance.Label.CORE:
+            rules -= set(KEPT_FIRST)
+    return rules
 
 
 def classify_text(text: str, rules: set[str], role: str = "") -> str:
@@ -260,7 +273,7 @@ def _ruled_kind(a: Assessed) -> str:
     words of only the entries kept."""
     if a.entry.kind == "task":
         return "done" if a.entry.done else "pending"
-    rules = {r.rule for r in a.scored.reasons}
+    rules = ruled(a)
     return next((name for name in KEPT_FIRST if name in rules), "other")
 
 
