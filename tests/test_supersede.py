@@ -267,6 +267,28 @@ def test_a_change_word_about_another_subject_retires_nothing() -> None:
     )
 
 
+def test_a_switch_that_names_what_it_gives_up_retires_only_what_states_that() -> None:
+    # the new value is a package manager too, but the change gives up Node, not pnpm
+    check(
+        [
+            ("用户偏好用 pnpm，不要用 npm 安装依赖", "改用 Bun 跑内部脚本，不再用 Node"),
+            (
+                "I prefer pnpm over npm for installing dependencies.",
+                "Switched to Bun for internal scripts, no longer Node.",
+            ),
+        ],
+        False,
+    )
+    check(
+        [
+            ("用 Node 跑内部脚本，版本 20 LTS", "改用 Bun 跑内部脚本，不再用 Node"),
+            ("Internal scripts run on Node 20.", "Switched to Bun for internal scripts, no longer Node."),
+            ("周报 17:00 发送到邮箱。", "周报改为 18:00 发到钉钉群，不再发邮箱。"),
+        ],
+        True,
+    )
+
+
 def test_a_number_or_a_common_word_is_no_subject() -> None:
     check(
         [

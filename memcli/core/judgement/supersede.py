@@ -208,7 +208,10 @@ def judge(old: Profile, new: Profile, same_day: bool = False, evergreen: bool = 
     `evergreen`: both are in MEMORY.md (only an explicit cue tells which is newer)."""
     if _label(old):
         return None  # a label over a list ("**Until exec restored:**"): its facts are the items'
+    named = [r.given_up for r in new.readings if r.family != "switch" and not r.given_up.blank]
     for r in new.readings:
+        if r.family == "switch" and named and not any(_names(old.words, x) for x in named):
+            continue  # "改用 Bun，不再用 Node": what it gives up is Node; pnpm is not retired by Bun
         verdict = judge_reading(old, new, r)
         if verdict is not None:
             return verdict
@@ -222,6 +225,12 @@ def judge(old: Profile, new: Profile, same_day: bool = False, evergreen: bool = 
     if verdict is None or not given_up(old.words, new.words):
         return None  # (nothing given up: the newer entry holds all of the older one, and adds)
     return verdict
+
+
+def _names(old: Words, given_up: Words) -> bool:
+    """Whether the older entry names something the newer one says it gives up (a word, a
+    value, a Chinese pair of it: "发送到邮箱" for "不再发邮箱")."""
+    return bool(given_up.values & old.values) or coverage(given_up, old)[0] > 0
 
 
 def _label(p: Profile) -> bool:
