@@ -9,6 +9,14 @@ import sys
 
 
 def main() -> None:
+    if "search" in sys.argv[1:]:
+        # `memcli search` answered from the index before the command line is even imported
+        # (memcli.quick); None: it cannot tell, and the full command line runs.
+        from memcli.quick import main as quick
+
+        answered = quick(sys.argv[1:])
+        if answered is not None:
+            os._exit(answered)
     if "watch" not in sys.argv[1:]:
         # A run is short and makes few reference cycles, but parses a big workspace into
         # millions of objects that the cyclic collector would scan again and again (list on

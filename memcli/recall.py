@@ -5,21 +5,26 @@ the people, projects, tools and places memory names (core.entities)."""
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memcli.core.decay import age_days, decay_factor, decayed_score
-from memcli.core.entities import KINDS, Entity, Note, tally
-from memcli.core.lifecycle import SUPERSEDED
 from memcli.core.recall import PREFERENCE_TITLE, Candidate, Piece, assemble, clean, mmr, not_current, snippet
 from memcli.core.scoring import score_text, tier_of
-from memcli.core.similarity import normalise
 from memcli.core.tokens import estimate_tokens
 from memcli.phases import phase
+from memcli.quick import policy_key, policy_record, shown_key
 from memcli.runtime import Runtime
 from memcli.workspace.index import ROUTINE, Hit, Index, Refresh, Seen
+
+if TYPE_CHECKING:
+    from memcli.core.entities import Entity
+
+# memcli.core.lifecycle (SUPERSEDED), core.entities and core.similarity are imported where
+# they are used: search does not need them, and they cost a third of a second to import.
 
 CANDIDATES = 60  # bm25's best, re-ranked and diversified
 
@@ -80,13 +85,16 @@ def with_entries(run: Runtime, index: Index, hits: Sequence[Hit]) -> dict[int, d
 
 @functools.lru_cache(maxsize=4096)
 def _normal(text: str) -> str:
+    from memcli.core.similarity import normalise
+
     return normalise(text)
 
 
 def _similar(a: str, b: str) -> float:
+    """How alike two normalised texts are, 0..1."""
     from rapidfuzz.fuzz import ratio
 
-    return ratio(_normal(a), _normal(b)) / 100.0
+    return float(ratio(a, b)) / 100.0
 
 
 def rank(run: Runtime, hits: list[Hit], limit: int) -> list[Found]:
@@ -101,8 +109,8 @@ def rank(run: Runtime, hits: list[Hit], limit: int) -> list[Found]:
             1.0 if evergreen else decay_factor(age_days(day, None, run.now_local), run.policy.half_life_days)
         )
         importance = h.score
-        candidate = Candidate(h.id, 1.0 + max(0.0, -h.bm25), decay, max(0.0, importance), h.text)
-        key = _normal(h.text)
+        key = h.norm or _normal(h.text)  # the index keeps each entry's normalised text
+        candidate = Candidate(h.id, 1.0 + max(0.0, -h.bm25), decay, max(0.0, importance), key)
         if key not in best or candidate.base > best[key].base:
             best[key] = candidate
     candidates = list(best.values())
@@ -116,7 +124,26 @@ def search(run: Runtime, query: str, limit: int) -> tuple[list[Found], Refresh]:
             hits = index.search(query, CANDIDATES)
             found = rank(run, hits, limit)
             entries = with_entries(run, index, [f.hit for f in found])
+            _remember(run, index, found, entries)
     return [replace(f, entry=entries[f.hit.id]) for f in found], refreshed
+
+
+def _remember(
+    run: Runtime, index: Index, found: list[Found], entries: Mapping[int, Mapping[str, Any]]
+) -> None:
+    """What the next search answers from without loading the rules (memcli.quick): the
+    policy values ranking needs, and each hit's importance and tier."""
+    key = policy_key(run.config, os.environ)
+    if key is None:
+        return
+    today = run.today.isoformat()
+    shown = []
+    for f in found:
+        h, e = f.hit, entries[f.hit.id]
+        at = shown_key(key, today, h.text, h.kind, h.importance, h.day, h.role == "core", int(e["mentions"]))
+        shown.append((at, today, float(e["score"]), str(e["tier"])))
+    policy = run.policy
+    index.remember(policy_record(key, policy.half_life_days, policy.timezone, policy.max_file_bytes), shown)
 
 
 # --- context --------------------------------------------------------------------------------
@@ -156,6 +183,8 @@ def _piece(section: str, h: Hit, dated: bool = False) -> Piece:
 def build_context(run: Runtime, budget: int, query: str | None) -> Context:
     """Core memory first (its preference sections first of all), then today's and
     yesterday's notes, then the best-ranked recalled entries in time order."""
+    from memcli.core.lifecycle import SUPERSEDED
+
     today = run.today
     open_days = [(today - timedelta(days=n)).isoformat() for n in range(max(1, run.policy.open_days))]
     with Index(run.root, run.policy.max_file_bytes, run.progress) as index:
@@ -234,9 +263,15 @@ def _preference_lines(run: Runtime) -> dict[str, set[int]]:
 ENTITY_ROLES = "('core', 'daily', 'daily-with-slug', 'other', 'archive')"  # not summaries: they repeat
 
 
-def entities(run: Runtime, kinds: Sequence[str] = KINDS) -> list[Entity]:
-    """The people, projects, tools and places named in memory, most named first."""
+def entities(run: Runtime, kinds: Sequence[str] | None = None) -> list[Entity]:
+    """The people, projects, tools and places named in memory, most named first (all
+    kinds when `kinds` is None)."""
+    from memcli.core.entities import KINDS, Note, tally
+
     with Index(run.root, run.policy.max_file_bytes, run.progress) as index:
         index.refresh()
         rows = index.entries(f"f.role IN {ENTITY_ROLES}")
-    return tally((Note(h.text, f"{h.path}:{h.line}", h.day, h.section) for h in rows), kinds)
+    return tally(
+        (Note(h.text, f"{h.path}:{h.line}", h.day, h.section) for h in rows),
+        KINDS if kinds is None else kinds,
+    )

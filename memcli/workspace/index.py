@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -22,15 +21,17 @@ from pathlib import Path
 
 from memcli.core.entries import parse
 from memcli.core.recall import fts_query, index_terms
-from memcli.core.roles import MEMORY_DIR, STATE_DIR, MemoryFile, Role
+from memcli.core.roles import STATE_DIR, MemoryFile, Role
 from memcli.core.scoring import score_text
+from memcli.core.similarity import normalise
 from memcli.parallel import parallel_map
 from memcli.phases import Report, phase, silent
 from memcli.workspace.files import adopt_owner_of_database, decode, display, read_state, usable_state_dir
-from memcli.workspace.layout import folder_problem, scan
+from memcli.workspace.fingerprint import tree_fingerprint
+from memcli.workspace.layout import scan
 
 INDEX_NAME = "index.sqlite"
-SCHEMA = "7"  # bump when the tables or the terms change: the index is rebuilt
+SCHEMA = "8"  # bump when the tables or the terms change: the index is rebuilt
 INDEXED_ROLES = frozenset({Role.CORE, Role.DAILY, Role.DAILY_SLUG, Role.OTHER, Role.SUMMARY, Role.ARCHIVE})
 
 _TABLES = """
@@ -42,11 +43,15 @@ CREATE TABLE IF NOT EXISTS files(
 CREATE TABLE IF NOT EXISTS entries(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, end_line INTEGER NOT NULL,
     text TEXT NOT NULL, day TEXT, importance INTEGER, pinned INTEGER NOT NULL, score REAL NOT NULL,
-    section TEXT NOT NULL, eid TEXT NOT NULL, flags INTEGER NOT NULL, time TEXT, kind TEXT NOT NULL
+    section TEXT NOT NULL, eid TEXT NOT NULL, flags INTEGER NOT NULL, time TEXT, kind TEXT NOT NULL,
+    norm TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE INDEX IF NOT EXISTS entries_eid ON entries(eid);
 CREATE VIRTUAL TABLE IF NOT EXISTS terms USING fts5(words, tokenize = 'unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS shown(
+    key TEXT PRIMARY KEY, today TEXT NOT NULL, score REAL NOT NULL, tier TEXT NOT NULL
+);
 """
 
 
@@ -76,6 +81,7 @@ class Hit:
     role: str = ""  # its file's role (core, daily, …)
     time: str | None = None  # its HH:MM, when it has one
     kind: str = "paragraph"  # bullet, task, paragraph, …
+    norm: str = ""  # core.similarity.normalise of the text: what ranking compares
 
 
 # Hit.flags
@@ -114,7 +120,7 @@ class Index:
         except sqlite3.Error:
             version = None
         if version is None or version[0] != SCHEMA:
-            for table in ("terms", "entries", "files", "meta"):
+            for table in ("shown", "terms", "entries", "files", "meta"):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.executescript(_TABLES)
             db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA,))
@@ -202,7 +208,7 @@ class Index:
         first = int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM entries").fetchone()[0])
         self.db.executemany(
             "INSERT INTO entries(id, path, line, end_line, text, day, importance, pinned, score, section,"
-            " eid, flags, time, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " eid, flags, time, kind, norm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             ((first + n, file.rel, *row[:-1]) for n, row in enumerate(rows)),
         )
         self.db.executemany(
@@ -218,7 +224,7 @@ class Index:
         rows = self.db.execute(
             """
             SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,
-                   bm25(terms), e.score, e.section, e.eid, e.flags, f.role, e.time, e.kind
+                   bm25(terms), e.score, e.section, e.eid, e.flags, f.role, e.time, e.kind, e.norm
             FROM terms JOIN entries e ON e.id = terms.rowid JOIN files f ON f.path = e.path
             WHERE terms MATCH ? ORDER BY bm25(terms) LIMIT ?
             """,
@@ -230,7 +236,7 @@ class Index:
         """Entries matching an SQL condition on `e` (entries) and `f` (files), in file order."""
         rows = self.db.execute(
             "SELECT e.id, e.path, e.line, e.end_line, e.text, e.day, e.importance, e.pinned, f.evergreen,"
-            " 0.0, e.score, e.section, e.eid, e.flags, f.role, e.time, e.kind"
+            " 0.0, e.score, e.section, e.eid, e.flags, f.role, e.time, e.kind, e.norm"
             " FROM entries e JOIN files f ON f.path = e.path"
             f" WHERE {where} ORDER BY e.path, e.line",
             args,
@@ -255,13 +261,25 @@ class Index:
             found.update({str(eid): Seen(int(days), str(last) if last else None) for eid, days, last in rows})
         return {eid: found.get(eid, Seen(0, None)) for eid in wanted}
 
+    def remember(self, policy: str, shown: Iterable[tuple[str, str, float, str]]) -> None:
+        """Keep what the search fast path (memcli.quick) answers from without loading the
+        configuration and the scoring rules: the policy values it needs under the key of the
+        configuration they came from, and the importance and tier of entries shown, each under
+        the key of all it was scored from (today's only: older ones are dropped)."""
+        rows = list(shown)
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('policy', ?)", (policy,))
+            if rows:
+                self.db.execute("DELETE FROM shown WHERE today <> ?", (rows[0][1],))
+                self.db.executemany("INSERT OR REPLACE INTO shown VALUES (?, ?, ?, ?)", rows)
+
     def role_of(self, rel: str) -> str | None:
         row = self.db.execute("SELECT role FROM files WHERE path = ?", (rel,)).fetchone()
         return str(row[0]) if row else None
 
 
-# line, end line, text, day, importance, pinned, score, section, entry id, flags, time, kind, terms
-Row = tuple[int, int, str, str | None, int | None, int, float, str, str, int, str | None, str, str]
+# line, end line, text, day, importance, pinned, score, section, entry id, flags, time, kind, norm, terms
+Row = tuple[int, int, str, str | None, int | None, int, float, str, str, int, str | None, str, str, str]
 PARALLEL_FILES = 200  # re-indexing fewer files than this is quicker in this process
 
 
@@ -288,6 +306,7 @@ def entry_rows(item: tuple[str, str | None, str]) -> list[Row]:
                 flags,
                 entry.time,
                 entry.kind,
+                normalise(entry.text),
                 index_terms(entry.text),
             )
         )
@@ -313,42 +332,8 @@ def _hit(r: tuple[object, ...]) -> Hit:
         str(r[14]),
         str(r[15]) if r[15] is not None else None,
         str(r[16]),
+        str(r[17]),
     )
-
-
-def tree_fingerprint(root: Path, max_bytes: int) -> str:
-    """A hash of the path, size and mtime of every Markdown file where layout.scan looks
-    (the root, and memory/ with its subfolders; hidden names skipped). The fingerprint
-    taken before a refresh is stored with it, so a change during the refresh is seen next
-    time."""
-    digest = hashlib.blake2b(str(max_bytes).encode(), digest_size=16)
-
-    def visit(folder: str, rel: str, deep: bool) -> None:
-        try:
-            items = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            return
-        for item in items:
-            if item.name.startswith("."):
-                continue
-            if deep and item.is_dir(follow_symlinks=False):
-                visit(item.path, f"{rel}{item.name}/", deep)
-            elif item.name.lower().endswith(".md"):
-                try:
-                    st = item.stat()
-                    mark = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{stat.S_IFMT(st.st_mode)}"
-                except OSError:
-                    mark = "missing"
-                digest.update(f"{rel}{item.name}\0{mark}\0".encode("utf-8", "surrogateescape"))
-
-    visit(str(root), "", deep=False)
-    digest.update(b"\1")
-    problem = folder_problem(root, MEMORY_DIR)
-    if problem is None:
-        visit(str(root / MEMORY_DIR), f"{MEMORY_DIR}/", deep=True)
-    else:  # a memory/ that links out of the workspace is never walked (scan refuses it)
-        digest.update(problem.problem.encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
 
 
 def remove_index(root: Path) -> None:
