@@ -154,9 +154,12 @@ def test_status_and_check_only_read_the_cache(cli: Invoke, sample: Path) -> None
     with open(sample / "memcli.toml", "a", encoding="utf-8") as f:  # rules of the user's own
         f.write('\n[rules.routine]\nadd = ["checked the build"]\n')
     (sample / ".memcli").mkdir()
-    cli("-w", str(sample), "--now", NOW, "status")
     cli("-w", str(sample), "--now", NOW, "check")
     assert not (sample / ".memcli" / "cache.sqlite").exists()  # not created by reading
+    cli("-w", str(sample), "--now", NOW, "status")  # keeps its counts of each file, no outline
+    with sqlite3.connect(sample / ".memcli" / "cache.sqlite") as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == {"tallies"}
     outputs(cli, sample)
     before = rows(sample)
     assert len(before) > 50

@@ -275,7 +275,7 @@ def test_ctrl_c_after_a_write_says_what_was_written(
     assert "deploys go out on Tuesdays" in (ws / "memory" / "2026-10-31.md").read_text()
     again = cli("-w", str(ws), "--now", NOW, "--json", "status")  # the count is per run
     assert again.exit_code == 0
-    monkeypatch.setattr("memcli.cli.status.snapshot_everything", interrupt)
+    monkeypatch.setattr("memcli.cli.status.count_files", interrupt)
     assert cli("-w", str(ws), "status").stderr == "memcli: stopped (Ctrl-C); nothing was changed\n"
 
 

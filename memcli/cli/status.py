@@ -2,31 +2,46 @@
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from memcli.cli.common import output, runtime
 from memcli.cli.layout import BOLD, DIM, RED, YELLOW, Column, hanging, paint
-from memcli.core.inventory import core_budget, tally_by_role
+from memcli.core.inventory import Budget
 from memcli.core.roles import Role
-from memcli.flush import overview
+from memcli.errors import MemcliError
 from memcli.phases import phase
-from memcli.services import snapshot_everything
+from memcli.runtime import Runtime
+from memcli.workspace.session_store import search_stores
+from memcli.workspace.snapshot import Parser, parse_file
+from memcli.workspace.tally import by_role, count_files
+
+if TYPE_CHECKING:
+    from memcli.flush import SessionRow
+
+# Up to this many notes to read, status parses them; beyond, it loads the note cache and
+# rebuilds those cached by list, dedupe or gc from their outlines (worth its import).
+FEW_TO_READ = 64
 
 
 def status(ctx: typer.Context) -> None:
     """Files by role, entry counts, size in characters and tokens, MEMORY.md against its budget,
-    and file names that are not valid daily-note names. Reads only."""
+    and file names that are not valid daily-note names. Reads only (its counts of each file are
+    kept in memcli's cache)."""
     run = runtime(ctx)
     out = output(ctx)
-    snap = snapshot_everything(run)
-    tallies = tally_by_role((p.file, p.doc) for p in snap.files)
-    core = next((p for p in snap.files if p.file.role is Role.CORE), None)
-    budget = core_budget(core.file, core.doc, run.policy.core_max_chars) if core else None
-    bootstrap = [p for p in snap.files if p.file.role is Role.BOOTSTRAP]
+    with phase(run.progress, "reading notes") as step:
+        counted = count_files(run.root, run.policy.max_file_bytes, lambda n: _parser(run, n), step)
+    tallies = by_role(counted.files)
+    core = next(((f, t) for f, t in counted.files if f.role is Role.CORE), None)
+    budget = Budget(core[0].rel, core[1].chars, core[1].tokens, run.policy.core_max_chars) if core else None
+    bootstrap = [(f.rel, t.chars) for f, t in counted.files if f.role is Role.BOOTSTRAP]
+    layout = counted.layout
     with phase(run.progress, "reading sessions"):
-        sessions, problems = overview(run)
+        sessions, problems = _sessions(run)
 
     if out.json_mode:
         data: dict[str, Any] = {
@@ -48,9 +63,9 @@ def status(ctx: typer.Context) -> None:
                 "used": round(budget.used, 4),
                 "over": budget.over,
             },
-            "bootstrap": [{"file": p.file.rel, "chars": p.chars} for p in bootstrap],
-            "bad_names": [{"file": b.rel, "reason": b.reason} for b in snap.layout.bad_names],
-            "temp_files": list(snap.layout.temp_files),
+            "bootstrap": [{"file": rel, "chars": chars} for rel, chars in bootstrap],
+            "bad_names": [{"file": b.rel, "reason": b.reason} for b in layout.bad_names],
+            "temp_files": list(layout.temp_files),
             "sessions": [r.to_json() for r in sessions],
             "session_problems": problems,
         }
@@ -117,14 +132,41 @@ def status(ctx: typer.Context) -> None:
         )
         for problem in problems:
             out.lines(["sessions: " + "\n    ".join(hanging(problem, out.width and out.width - 6, 4))])
-    if snap.layout.bad_names:
+    if layout.bad_names:
         out.line("")
-        out.line(f"{len(snap.layout.bad_names)} file name(s) that are not valid daily-note names:")
-        for bad in snap.layout.bad_names:
+        out.line(f"{len(layout.bad_names)} file name(s) that are not valid daily-note names:")
+        for bad in layout.bad_names:
             out.line(f"  {bad.rel}: {bad.reason}")
-    if snap.layout.temp_files:
+    if layout.temp_files:
         out.line("")
         out.line(
-            f"{len(snap.layout.temp_files)} leftover temp file(s) of an interrupted write; "
+            f"{len(layout.temp_files)} leftover temp file(s) of an interrupted write; "
             "the next writing command removes them"
         )
+
+
+@contextlib.contextmanager
+def _parser(run: Runtime, to_read: int) -> Iterator[Parser]:
+    """How status reads the notes its cache does not know: a few are parsed; many (a first
+    status) are rebuilt from the note cache where list, dedupe or gc left their outlines."""
+    if to_read <= FEW_TO_READ:
+        yield parse_file
+        return
+    from memcli.services import outline_parser
+
+    with outline_parser(run) as parser:
+        yield parser
+
+
+def _sessions(run: Runtime) -> tuple[list[SessionRow], list[str]]:
+    """flush.overview, without loading the session machinery when the workspace has no
+    session store: overview lists nothing then, and says nothing."""
+    try:
+        found = search_stores(run.root, None, run.openclaw(), run.agent)
+    except MemcliError:
+        found = None  # overview reports it
+    if found is not None and not found.stores:
+        return [], []
+    from memcli.flush import overview
+
+    return overview(run)

@@ -7,7 +7,9 @@ a big workspace, and a note rarely changes once its day is over. So a file's out
 texts are stored under the SHA-256 of the file's bytes, stamped with everything that
 produced them: the rule overrides of memcli.toml and the source of the modules that parse
 notes and read texts. A changed file, a changed rule or a new memcli misses, and is read
-again; an outline that does not fit the file's text is parsed again.
+again; an outline that does not fit the file's text is parsed again. The same file holds
+`status`'s counts of each file (table `tallies`, kept by memcli.workspace.tally), which
+this module leaves alone.
 
 The cache is memcli's own, best effort and safe to delete: any error reading or writing
 it means "not cached", never a failed command. It lives only in a .memcli/ that exists
