@@ -35,7 +35,7 @@ The same arguments always give byte-identical output. Its keys:
 
 Usage::
 
-    python bench/generate.py OUT_DIR [--preset year|decade] [--days N]
+    python bench/generate.py OUT_DIR [--preset year|decade|long] [--days N]
         [--entries-per-day N] [--seed N] [--start YYYY-MM-DD] [--force] [--verify]
 """
 
@@ -1961,6 +1961,443 @@ def verify_with_parser(out: Path, manifest: Json) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# Long notes: ~90 daily notes of 2,000-4,000 lines each, as agents that log everything write
+# --------------------------------------------------------------------------------------------
+
+LONG_DAYS = 90
+LONG_LINES = (2000, 3100)  # target lines of one note; the last entry may add a few more
+LONG_START = date(2026, 1, 5)
+LONG_EXACT_GROUPS = 40  # standing checklists and environment tables pasted on 2-6 days
+
+NODES_EN = (
+    "status: {st}",
+    "owner: {person}",
+    "`{file}`",
+    "{tool} {ver}",
+    "port {port}",
+    "took {n} min",
+    "{pct} pass",
+    "{ticket}",
+    "PR #{pr}",
+    "p95 {ms} ms",
+    "{n} files",
+    "`{cmd}`",
+    "{env}",
+    "{big} rows",
+    "`{key}` = {n}",
+    "`{func}`",
+    "{money}/month",
+    "{metric} {pct}",
+    "ask {person}",
+    "done {wd}",
+    "{st}",
+    "ok",
+    "{n} retries",
+    "{code}",
+)
+NODES_CN = (
+    "状态：{cst}",
+    "负责人：{person}",
+    "`{file}`",
+    "{tool} {ver}",
+    "端口 {port}",
+    "耗时 {n} 分钟",
+    "通过率 {pct}",
+    "{ticket}",
+    "PR #{pr}",
+    "p95 {ms} ms",
+    "{n} 个文件",
+    "`{cmd}`",
+    "{cenv}",
+    "{big} 行",
+    "`{key}` = {n}",
+    "`{func}`",
+    "每月 {money}",
+    "{cmetric} {pct}",
+    "问 {person}",
+    "{cnwd}完成",
+    "{cst}",
+    "没问题",
+    "重试 {n} 次",
+)
+LABELS = (
+    ("Context", "背景"),
+    ("Steps", "步骤"),
+    ("Findings", "发现"),
+    ("Changes", "改动"),
+    ("Numbers", "数据"),
+    ("Open questions", "待确认"),
+    ("Next", "下一步"),
+    ("Risks", "风险"),
+    ("Commands run", "执行的命令"),
+    ("Checked", "已检查"),
+)
+STATES_EN = ("done", "in progress", "blocked", "todo", "verified", "rolled back", "on hold")
+STATES_CN = ("完成", "进行中", "卡住了", "待办", "已验证", "已回滚", "暂停")
+SUBHEADS = ("Context / 背景", "Work / 过程", "Results / 结果", "Notes", "记录", "Follow-ups / 后续", "Log")
+TABLE_SCHEMAS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("service", "version", "status"), ("proj", "ver", "st")),
+    (("时间", "操作", "结果"), ("time", "ctopic", "cst")),
+    (("test", "before", "after"), ("func", "ms", "ms2")),
+    (("file", "lines", "change"), ("file", "n", "st")),
+    (("指标", "昨天", "今天", "变化"), ("cmetric", "pct", "pct2", "cst")),
+    (("CPU", "RAM", "disk"), ("pct", "gb", "pct2")),
+    (("step", "ms"), ("func", "ms")),
+    (("ticket", "owner", "due"), ("ticket", "person", "date")),
+    (("项", "值"), ("name", "n")),
+    (("环境", "服务", "版本", "负责人"), ("cenv", "proj", "ver", "person")),
+)
+PY_FUNCS = (
+    (
+        "def {func}(rows, limit={n}):",
+        '    """{topic}: {ticket}."""',
+        "    out = []",
+        "    for row in rows[:limit]:",
+        "        if row.{col} is None:",
+        "            continue",
+        "        out.append(row.{col})",
+        "    return out",
+    ),
+    (
+        "async def {func}(client):",
+        "    for attempt in range({n}):",
+        "        try:",
+        "            return await client.get(",
+        '                "/api/{name}",',
+        "                timeout={n2},",
+        "            )",
+        "        except TimeoutError:",
+        '            log.warning("retry %d", attempt)',
+        '    raise RuntimeError("{code}")',
+    ),
+    (
+        "def test_{name}():",
+        "    data = load({n})",
+        "    assert len(data) == {n}",
+        '    assert data[0]["{col}"]',
+    ),
+    (
+        "class {func}:",
+        "    def __init__(self, size={n}):",
+        "        self.size = size",
+        "        self.items = []",
+        "",
+        "    def add(self, item):",
+        "        self.items.append(item)",
+        "        return len(self.items)",
+    ),
+    ("import {name}", "from {name} import {func}"),
+)
+LOG_LINES = (
+    "{time}:{ss} INFO  {func} ok {ms}ms",
+    "{time}:{ss} WARN  retry {n}/5",
+    "{time}:{ss} ERROR {code} /api/{name}",
+    "{time}:{ss} DEBUG miss {key}",
+    "{time}:{ss} INFO  {big} rows",
+    "",
+)
+JSON_LINES = (
+    '  "{name}": {n},',
+    '  "host": "{host}",',
+    '  "port": {port},',
+    '  "image": "{proj}:{ver}",',
+    '  "ok": false,',
+    '  "retries": {n},',
+    '  "owner": "{person}",',
+    '  "path": "{path}",',
+)
+DIFF_LINES = (
+    "@@ -{n},7 +{n},9 @@",
+    "-    timeout = {n}",
+    "+    timeout = {n2}",
+    "     return {func}(rows)",
+    "-import {name}",
+    "+from {name} import {func}",
+    "+    # {ticket}",
+)
+SHORT_BASH = ("cd {name}", "git status", "make test", "ls -la {name}/", "{cmd}", "git pull", "echo $?", "")
+LONG_CODE: dict[str, tuple[str, ...]] = {
+    "text": LOG_LINES,
+    "json": JSON_LINES,
+    "diff": DIFF_LINES,
+    **CODE_LINES,
+    "bash": CODE_LINES["bash"] + SHORT_BASH * 2,
+}
+
+
+class LongWriter:
+    """The entries of a long note: bullet trees 3-4 levels deep, tables, fenced code blocks,
+    numbered steps, paragraphs and checklists, in English and Chinese."""
+
+    def __init__(self, writer: Writer, indent: int = 2) -> None:
+        self.w = writer
+        self.rng = writer.rng
+        self.slots = writer.slots
+        self.indent = indent
+        self.nodes_en = tuple(Template.of(t) for t in NODES_EN)
+        self.nodes_cn = tuple(Template.of(t) for t in NODES_CN)
+        self.code = {k: tuple(Template.of(t) for t in v) for k, v in LONG_CODE.items()}
+        extra = {
+            "st": lambda: self.rng.choice(STATES_EN),
+            "cst": lambda: self.rng.choice(STATES_CN),
+            "ss": lambda: f"{self.rng.randint(0, 59):02d}",
+        }
+        self.slots.generators.update(extra)
+
+    def node(self, cn: bool) -> str:
+        """A short node of a tree, now and then a whole sentence."""
+        if self.rng.random() < 0.03:
+            return self.w.sentence(self.w.category(), cn, tail=False, detail=0.3)
+        return self.slots.fill(self.rng.choice(self.nodes_cn if cn else self.nodes_en))
+
+    def tree(self, cn: bool) -> list[str]:
+        """`- head` with 2-5 labelled branches, their nodes, and leaves under some nodes."""
+        rng, pad = self.rng, " " * self.indent
+        topic = f"**{self.slots.fill(Template.of('{ctopic}' if cn else '{topic}'))}**"
+        roll = rng.random()
+        if roll < 0.5:
+            head = topic
+        else:
+            head = self.w.sentence(self.w.category(), cn, tail=False, detail=0.1)
+            head = f"{topic} — {head}" if roll < 0.6 else head
+        lines = [f"- {head}"]
+        for label in rng.sample(LABELS, rng.randint(2, 5)):
+            lines.append(f"{pad}- {label[1] if cn else label[0]}:")
+            for _ in range(rng.randint(1, 5)):
+                lines.append(f"{pad * 2}- {self.node(cn)}")
+                if rng.random() < 0.35:
+                    lines.extend(f"{pad * 3}- {self.node(cn)}" for _ in range(rng.randint(1, 3)))
+            if label[0] == "Commands run" and rng.random() < 0.5:
+                lines.extend(f"{pad * 2}{line}" for line in self.code_block(("bash",), (3, 6)))
+        return lines
+
+    def steps(self, cn: bool) -> list[str]:
+        """A numbered list of steps, some with nested notes."""
+        rng, lines = self.rng, []
+        for i in range(1, rng.randint(4, 12) + 1):
+            lines.append(f"{i}. {self.node(cn)}")
+            if rng.random() < 0.4:
+                pad = " " * len(f"{i}. ")
+                lines.extend(f"{pad}- {self.node(cn)}" for _ in range(rng.randint(1, 3)))
+        return lines
+
+    def checklist(self, cn: bool) -> list[str]:
+        lines = []
+        for _ in range(self.rng.randint(3, 10)):
+            box = "[x]" if self.rng.random() < 0.5 else "[ ]"
+            lines.append(f"- {box} {self.w.task_text(cn) if self.rng.random() < 0.1 else self.node(cn)}")
+        return lines
+
+    def table(self, rows: tuple[int, int] = (5, 40)) -> list[str]:
+        header, fields = self.rng.choice(TABLE_SCHEMAS)
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for _ in range(self.rng.randint(*rows)):
+            self.slots.cn = "时间" in header or "指标" in header or "环境" in header
+            values = self.slots.values(tuple(dict.fromkeys(fields)))
+            lines.append("| " + " | ".join(values[f].strip() for f in fields) + " |")
+        return lines
+
+    def code_block(self, langs: Sequence[str] = (), size: tuple[int, int] = (8, 70)) -> list[str]:
+        rng = self.rng
+        if not langs and rng.random() < 0.3:
+            return self.python()
+        lang = rng.choice(langs or ("text", "text", "text", "bash", "bash", "sql", "yaml", "json", "diff"))
+        pool = self.code[lang]
+        body = [self.slots.fill(rng.choice(pool)) for _ in range(rng.randint(*size))]
+        if lang == "yaml":
+            body = [f"{rng.choice(KEY_SECTIONS)}:"] + ["  " + line for line in body]
+        if lang == "json":
+            body = ["{", *body, '  "ok": true', "}"]
+        return [f"```{lang}", *body, "```"]
+
+    def python(self) -> list[str]:
+        """Functions and classes, blank lines between them, as pasted from an editor."""
+        body: list[str] = []
+        for _ in range(self.rng.randint(1, 5)):
+            if body:
+                body += ["", ""]
+            body += [self.slots.fill(Template.of(line)) for line in self.rng.choice(PY_FUNCS)]
+        return ["```python", *body, "```"]
+
+    def paragraph(self, cn: bool) -> list[str]:
+        return self.w.paragraph(cn)
+
+    def item(self) -> Item:
+        rng = self.rng
+        cn = rng.random() < 0.5
+        roll = rng.random()
+        if roll < 0.42:
+            return Item("bullet", self.tree(cn))
+        if roll < 0.50:
+            return Item("table", self.table())
+        if roll < 0.60:
+            return Item("code", self.code_block())
+        if roll < 0.68:
+            return Item("bullet", self.steps(cn))  # a numbered list is one entry per step
+        if roll < 0.76:
+            return Item("task", self.checklist(cn))
+        if roll < 0.82:
+            return Item("paragraph", self.paragraph(cn))
+        if rng.random() < 0.5:
+            clock = self.slots.clock()
+            return Item("timed", [f"- **{clock}** — " + self.w.sentence(self.w.category(), cn)], clock=clock)
+        return Item("bullet", self.w.bullet_lines(self.w.category(), cn, rng.random() < 0.4))
+
+
+def _long_entries(item: Item) -> int:
+    """How many entries an item is: each top-level list item of it counts once."""
+    if item.kind in ("table", "code", "paragraph"):
+        return 1
+    return sum(1 for line in item.lines if not line.startswith(" ") and line.strip())
+
+
+def long_layout(
+    rng: Random, lw: LongWriter, day: date, target: int, planted: list[Item]
+) -> tuple[list[str], list[Item]]:
+    """A note of about `target` lines: a summary, then sessions (`## HH:MM — topic`) with
+    `###` parts, each holding items; planted items go in at random places."""
+    slots = lw.slots
+    title = rng.choice(
+        (f"# {day.isoformat()}", f"# {day.isoformat()} 工作日志", f"# {day.isoformat()} Daily log")
+    )
+    lines = [title, ""]
+    items: list[Item] = []
+
+    def put(item: Item) -> None:
+        standalone = item.kind in ("paragraph", "code", "table")
+        if lines[-1] != "":
+            lines.append("")
+        item.where = {"line": len(lines) + 1}
+        lines.extend(item.lines)
+        if standalone or item.kind != "timed":
+            lines.append("")
+        items.append(item)
+
+    lines += ["## Summary / 今日摘要", ""]
+    for _ in range(rng.randint(4, 9)):
+        put(Item("bullet", [f"- {lw.node(rng.random() < 0.5)}"]))
+    routine_texts = ROUTINE_EN + ROUTINE_CN
+    for k in rng.sample(range(len(routine_texts)), rng.randint(1, 3)):
+        put(Item("bullet", [f"- {routine_texts[k]}"], ("routine", k)))
+    pending = list(planted)
+    minute = rng.randint(7 * 60, 9 * 60)
+    while len(lines) < target:
+        minute = min(minute + rng.randint(5, 40), 23 * 60 + 59)
+        slots.cn = rng.random() < 0.5
+        topic = slots.fill(Template.of("{ctopic}（{proj}）" if slots.cn else "{topic} ({proj})"))
+        lines += [f"## {minute // 60:02d}:{minute % 60:02d} — {topic}", ""]
+        for sub in rng.sample(SUBHEADS, rng.randint(1, 3)):
+            lines += [f"### {sub}", ""]
+            for _ in range(rng.randint(2, 8)):
+                if pending and rng.random() < 0.1:
+                    put(pending.pop())
+                else:
+                    put(lw.item())
+                if rng.random() < 0.02:
+                    put(Item("bullet", [f"- {rng.choice(NOISE)}"], ("noise", 0)))
+                if len(lines) >= target:
+                    break
+            if len(lines) >= target:
+                break
+    for item in pending:
+        put(item)
+    while lines[-1] == "":
+        lines.pop()
+    return lines, items
+
+
+def generate_long(
+    out: Path,
+    days: int = LONG_DAYS,
+    seed: int = 1,
+    start: date = LONG_START,
+    *,
+    force: bool = False,
+    verify: bool = False,
+) -> Json:
+    """Write a workspace of long daily notes to `out` and its manifest beside it."""
+    if days < 1:
+        raise ValueError("days must be at least 1")
+    out = Path(out)
+    prepare_dir(out, force)
+    rng = Random(seed)
+    persona = rng.choice(PERSONA_NAMES)
+    main_projects = [f"{b}-{rng.choice(PROJECT_PARTS)}" for b in rng.sample(PROJECT_BASES, 6)]
+    slots = Slots(rng, persona, main_projects)
+    writer = Writer(rng, slots, compile_templates())
+    lw = LongWriter(writer)
+    slots.day = start
+    core_text, core_count = core_memory(rng, writer, persona, main_projects)
+
+    plan = [Day(start + timedelta(days=i), rng.randint(*LONG_LINES)) for i in range(days)]
+    exact: list[list[Item]] = []
+    for _ in range(LONG_EXACT_GROUPS if days >= 2 else 0):
+        idx = _group_days(rng, days, rng.randint(2, 6), 60)
+        slots.day = plan[idx[0]].day
+        cn = rng.random() < 0.5
+        proto = Item("table", lw.table((4, 12))) if rng.random() < 0.4 else Item("bullet", lw.tree(cn))
+        group = []
+        for i in idx:
+            item = Item(proto.kind, list(proto.lines), ("exact", len(exact)))
+            plan[i].planted.append(item)
+            group.append(item)
+        exact.append(group)
+
+    routine_texts = ROUTINE_EN + ROUTINE_CN
+    routine: list[list[tuple[str, Item]]] = [[] for _ in routine_texts]
+    noise: list[tuple[str, Item]] = []
+    files: list[tuple[str, str]] = []
+    daily_count = multi_line = 0
+    for p in plan:
+        slots.day = p.day
+        lw.indent = 4 if rng.random() < 0.2 else 2  # some agents indent by four
+        lines, items = long_layout(rng, lw, p.day, p.target, p.planted)
+        rel = f"memory/{p.day.isoformat()}.md"
+        for it in items:
+            it.where["file"] = rel
+            multi_line += len(it.lines) > 1
+            daily_count += _long_entries(it)
+            if it.label and it.label[0] == "routine":
+                routine[it.label[1]].append((rel, it))
+            elif it.label and it.label[0] == "noise":
+                noise.append((rel, it))
+        files.append((rel, "\n".join(lines) + "\n"))
+
+    (out / "memory").mkdir(parents=True, exist_ok=True)
+    write_text(out / "MEMORY.md", core_text)
+    size = len(core_text.encode("utf-8"))
+    for rel, text in files:
+        write_text(out / rel, text)
+        size += len(text.encode("utf-8"))
+    manifest: Json = {
+        "generator": f"bench/generate.py v{GENERATOR_VERSION}",
+        "preset": "long",
+        "seed": seed,
+        "start": start.isoformat(),
+        "days": days,
+        "lines_per_day": list(LONG_LINES),
+        "entries": daily_count + core_count,
+        "daily_entries": daily_count,
+        "core_entries": core_count,
+        "multi_line_entries": multi_line,
+        "files": len(files) + 1,
+        "bytes": size,
+        "lines": sum(text.count("\n") for _, text in files) + core_text.count("\n"),
+        "persona": persona,
+        "exact_groups": [[_ref(it.where["file"], it) for it in g] for g in exact],
+        "paraphrase_groups": [],
+        "near_miss_pairs": [],
+        "routine": [[_ref(rel, it) for rel, it in group] for group in routine if group],
+        "noise": [_ref(rel, it) for rel, it in noise],
+    }
+    check_manifest(out, manifest)
+    if verify:
+        verify_with_parser(out, manifest)
+    manifest_path(out).write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return manifest
+
+
+# --------------------------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------------------------
 
@@ -1972,28 +2409,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         "and its manifest OUT_DIR.manifest.json.",
     )
     parser.add_argument("out", type=Path, metavar="OUT_DIR", help="workspace folder to create")
-    parser.add_argument("--preset", choices=sorted(PRESETS), help="year = 365 days, decade = 3,650 days")
+    parser.add_argument(
+        "--preset",
+        choices=[*sorted(PRESETS), "long"],
+        help="year = 365 days, decade = 3,650 days; long = 90 notes of 2,000-4,000 lines each",
+    )
     parser.add_argument("--days", type=int, help="number of daily notes (default 365)")
     parser.add_argument("--entries-per-day", type=int, help="mean entries per daily note (default 60)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument(
         "--start",
         type=date.fromisoformat,
-        default=DEFAULT_START,
-        help="first day, YYYY-MM-DD (default 2016-01-01)",
+        help="first day, YYYY-MM-DD (default 2016-01-01; 2026-01-05 for long)",
     )
     parser.add_argument("--force", action="store_true", help="replace an existing generated workspace")
     parser.add_argument("--verify", action="store_true", help="also cross-check with memcli's parser")
     args = parser.parse_args(argv)
 
-    days, per_day = PRESETS.get(args.preset or "year", PRESETS["year"])
+    long = args.preset == "long"
+    days, per_day = (LONG_DAYS, 0) if long else PRESETS.get(args.preset or "year", PRESETS["year"])
     days = args.days if args.days is not None else days
     per_day = args.entries_per_day if args.entries_per_day is not None else per_day
+    start = args.start or (LONG_START if long else DEFAULT_START)
     began = time.perf_counter()
     try:
-        manifest = generate(
-            args.out, days, per_day, args.seed, args.start, force=args.force, verify=args.verify
-        )
+        if long:
+            manifest = generate_long(args.out, days, args.seed, start, force=args.force, verify=args.verify)
+        else:
+            manifest = generate(
+                args.out, days, per_day, args.seed, start, force=args.force, verify=args.verify
+            )
     except (FileExistsError, ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

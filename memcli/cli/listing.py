@@ -74,15 +74,16 @@ def list_entries(
     )
     run = runtime(ctx)
     out = output(ctx)
-    _, analysis = assess(run)
+    analysis = assess(run)[1]
     rows = [a for a in analysis.assessed if selection(a)]
+    del analysis  # the files read, the texts' facts and the groups are not listed: let them go
     key = _sort_key(sort)
     if key is not None:
         rows.sort(key=key)
     if limit is not None:
         rows = rows[:limit]
     if out.json_mode:
-        out.json({"entries": [entry_json(a) for a in rows]})
+        out.json_list("entries", rows, entry_json)  # one entry's JSON at a time
         return
     table = [
         [

@@ -10,12 +10,14 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
-from typing import IO, Any, Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any, Protocol, TypeVar
 
 import typer
 
 from memcli.cli.layout import Column, display_width, hanging, render_table
+
+T = TypeVar("T")
 
 
 class Written:
@@ -61,13 +63,35 @@ def json_chunks(data: Any) -> Iterator[str]:
     for n, (key, value) in enumerate(data.items()):
         yield ("," if n else "") + f"\n  {_dump(key)}: "
         if isinstance(value, list) and len(value) > BIG_LIST:
-            yield "["
-            for start in range(0, len(value), CHUNK_LINES):
-                part = value[start : start + CHUNK_LINES]
-                yield ("," if start else "") + ",".join("\n    " + _dump(item) for item in part)
-            yield "\n  ]"
+            yield from _list_chunks(value, _same)
         else:
             yield _dump(value, indent=True).replace("\n", "\n  ")
+    yield "\n}\n"
+
+
+def _same(item: Any) -> Any:
+    return item
+
+
+def _list_chunks(items: Sequence[T], to_json: Callable[[T], Any]) -> Iterator[str]:
+    """A long list, one compact item a line, CHUNK_LINES items at a time: each item is turned
+    into JSON (`to_json`) only when its chunk is written."""
+    yield "["
+    for start in range(0, len(items), CHUNK_LINES):
+        part = items[start : start + CHUNK_LINES]
+        yield ("," if start else "") + ",".join("\n    " + _dump(to_json(item)) for item in part)
+    yield "\n  ]"
+
+
+def json_list_chunks(key: str, items: Sequence[T], to_json: Callable[[T], Any]) -> Iterator[str]:
+    """`json_chunks({key: [to_json(i) for i in items]})`, the same bytes, with no more than a
+    chunk of the list's JSON objects in memory at once (`memcli list` on a decade: 10^5
+    entries)."""
+    if len(items) <= BIG_LIST:
+        yield from json_chunks({key: [to_json(item) for item in items]})
+        return
+    yield "{" + f"\n  {_dump(key)}: "
+    yield from _list_chunks(items, to_json)
     yield "\n}\n"
 
 
@@ -150,6 +174,12 @@ class Output:
     def json(self, data: Any) -> None:
         self._settle()
         for chunk in json_chunks(data):
+            write_stdout(chunk)
+
+    def json_list(self, key: str, items: Sequence[T], to_json: Callable[[T], Any]) -> None:
+        """`{key: [to_json(item), ...]}` as `json` writes it, each item made as it goes out."""
+        self._settle()
+        for chunk in json_list_chunks(key, items, to_json):
             write_stdout(chunk)
 
     def line(self, text: str = "") -> None:

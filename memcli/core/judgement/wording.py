@@ -218,14 +218,38 @@ def covers(fuller: frozenset[str], other: frozenset[str]) -> bool:
     missing = other - fuller
     if not missing:
         return True
-    return missing <= {refinements(v) for v in fuller}
+    return missing <= _refined(fuller)
 
 
 def values_nest(a: frozenset[str], b: frozenset[str]) -> bool:
     """The values of one entry all in the other's (see `_covers`)."""
-    plain_a = frozenset(v.removeprefix(NAME_MARK) for v in a)
-    plain_b = frozenset(v.removeprefix(NAME_MARK) for v in b)
+    plain_a, plain_b = _plain(a), _plain(b)
     return covers(plain_a, plain_b) or covers(plain_b, plain_a)
+
+
+def _plain(values: frozenset[str]) -> frozenset[str]:
+    """Values without the mark of a name (remembered: an entry's values are compared with
+    those of each of its candidates, and a long entry carries dozens)."""
+    found = _PLAIN.get(values)
+    if found is None:
+        found = frozenset(v.removeprefix(NAME_MARK) for v in values)
+        if len(_PLAIN) < 100_000:
+            _PLAIN[values] = found
+    return found
+
+
+def _refined(values: frozenset[str]) -> frozenset[str]:
+    """What the values name more fully than (see `refinements`), remembered the same way."""
+    found = _REFINED.get(values)
+    if found is None:
+        found = frozenset(refinements(v) for v in values)
+        if len(_REFINED) < 100_000:
+            _REFINED[values] = found
+    return found
+
+
+_PLAIN: dict[frozenset[str], frozenset[str]] = {}
+_REFINED: dict[frozenset[str], frozenset[str]] = {}
 
 
 def _value(value: str) -> str:
