@@ -23,11 +23,13 @@ import json
 import os
 import sqlite3
 import sys
-import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
+
+# The query and the ranking are core.recall's own (stdlib only, ~20 ms to import).
+from memcli.core.recall import SNIPPET_CHARS, Candidate, fts_query, mmr
 
 # Constants of the modules this one stands in for (tests/test_search_fast.py checks them).
 STATE_DIR = ".memcli"  # core.roles
@@ -38,30 +40,10 @@ CORE_NAMES = ("MEMORY.md", "memory.md")  # core.roles
 WORKSPACE_SIGNS = ("memcli.toml", "sessions.json", "SOUL.md", "IDENTITY.md", "HEARTBEAT.md")  # layout
 ENV_OPTIONS = frozenset({"MEMCLI_WORKSPACE", "MEMCLI_CONFIG", "MEMCLI_NOW", "MEMCLI_PAGER"})  # config
 CANDIDATES = 60  # recall
-MMR_LAMBDA = 0.7  # core.recall
-SNIPPET_CHARS = 700  # core.recall
 HIT_INDENT = 4  # cli.search
 BIG_LIST = 200  # cli.output: longer lists are written another way
 ROUTINE = 4  # workspace.index (Hit.flags)
 MENTION_ROLES = ("daily", "daily-with-slug", "other", "archive")  # workspace.index
-# core.tokens.CJK_RANGES
-CJK_RANGES = (
-    "\u2e80-\u2fdf"  # radicals
-    "\u3000-\u303f"  # CJK symbols and punctuation
-    "\u3040-\u30ff"  # hiragana, katakana
-    "\u3100-\u312f"  # bopomofo
-    "\u3130-\u318f"  # hangul compatibility jamo
-    "\u31a0-\u31ff"
-    "\u3200-\u33ff"  # enclosed letters, compatibility
-    "\u3400-\u4dbf"  # extension A
-    "\u4e00-\u9fff"  # unified ideographs
-    "\ua960-\ua97f"
-    "\uac00-\ud7af"  # hangul syllables
-    "\uf900-\ufaff"  # compatibility ideographs
-    "\ufe30-\ufe4f"  # compatibility forms
-    "\uff00-\uffef"  # full-width forms
-    "\U00020000-\U0003ffff"  # extensions B and later
-)
 
 GLOBAL_VALUED = ("-w", "--workspace", "--now", "--color")  # handled here; others: the full CLI
 COLOR_MODES = ("auto", "always", "never")
@@ -210,71 +192,6 @@ def _writable(path: Path) -> bool:
 
 
 # --- the query and the ranking (core.recall, recall.rank) -----------------------------------
-
-
-def fts_query(query: str) -> str | None:
-    """core.recall.fts_query."""
-    import re
-
-    run_re = re.compile(f"[{CJK_RANGES}]+|[^\\W_{CJK_RANGES}]+", re.UNICODE)
-    cjk = re.compile(f"[{CJK_RANGES}]")
-    if not unicodedata.is_normalized("NFKC", query):
-        query = unicodedata.normalize("NFKC", query)
-    terms: list[str] = []
-    for run in run_re.findall(query.casefold()):
-        if cjk.match(run) and len(run) > 1:
-            terms.extend(run[i : i + 2] for i in range(len(run) - 1))
-        else:
-            terms.append(run)
-    terms = list(dict.fromkeys(terms))
-    if not terms:
-        return None
-    return " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-class Candidate:
-    """core.recall.Candidate."""
-
-    __slots__ = ("decay", "importance", "key", "relevance", "text")
-
-    def __init__(self, key: int, relevance: float, decay: float, importance: float, text: str) -> None:
-        self.key, self.relevance, self.decay, self.importance, self.text = (
-            key,
-            relevance,
-            decay,
-            importance,
-            text,
-        )
-
-    @property
-    def base(self) -> float:
-        return self.relevance * self.decay * (1.0 + self.importance / 10.0)
-
-
-def mmr(
-    candidates: Sequence[Candidate],
-    limit: int,
-    similarity: Callable[[str, str], float],
-    lam: float = MMR_LAMBDA,
-) -> list[Candidate]:
-    """core.recall.mmr."""
-    if not candidates:
-        return []
-    top = max(c.base for c in candidates) or 1.0
-    pool = list(candidates)
-    picked: list[Candidate] = []
-    while pool and len(picked) < limit:
-        best = max(
-            pool,
-            key=lambda c: (
-                lam * c.base / top
-                - (1 - lam) * max((similarity(c.text, p.text) for p in picked), default=0.0),
-                -c.key,
-            ),
-        )
-        picked.append(best)
-        pool.remove(best)
-    return picked
 
 
 HIT_COLUMNS = (

@@ -9,13 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from conftest import NOW, Invoke
 from memcli import quick
 from memcli.config import CONFIG_NAME, ENV_OPTIONS
-from memcli.core import recall as core_recall
-from memcli.core import roles, tokens
+from memcli.core import roles
 from memcli.workspace import index as index_module
 from memcli.workspace import layout
 
@@ -33,27 +30,17 @@ def fast(root: Path, *args: str) -> str | None:
 
 
 def test_the_constants_it_stands_in_for() -> None:
-    assert quick.CJK_RANGES == tokens.CJK_RANGES
     assert quick.SCHEMA == index_module.SCHEMA and quick.INDEX_NAME == index_module.INDEX_NAME
     assert quick.STATE_DIR == roles.STATE_DIR and quick.CORE_NAMES == roles.CORE_NAMES
     assert quick.WORKSPACE_SIGNS == layout.WORKSPACE_SIGNS and quick.CONFIG_NAME == CONFIG_NAME
     assert quick.ENV_OPTIONS == ENV_OPTIONS and quick.ROUTINE == index_module.ROUTINE
     assert quick.MENTION_ROLES == index_module.MENTION_ROLES
-    assert (quick.MMR_LAMBDA, quick.SNIPPET_CHARS) == (core_recall.MMR_LAMBDA, core_recall.SNIPPET_CHARS)
     from memcli import recall
     from memcli.cli import output, search
     from memcli.workspace import fingerprint
 
     assert quick.CANDIDATES == recall.CANDIDATES and quick.HIT_INDENT == search.HIT_INDENT
     assert quick.BIG_LIST == output.BIG_LIST and fingerprint.MEMORY_DIR == roles.MEMORY_DIR
-
-
-@pytest.mark.parametrize(
-    "query",
-    ["周会", "port 8080", "时区的 设置", 'a "quoted" word', "ÉCOLE ｆｕｌｌ", "日", "", "!!", "k8s_v2 x-y"],
-)
-def test_query_as_core_recall_makes_it(query: str) -> None:
-    assert quick.fts_query(query) == core_recall.fts_query(query)
 
 
 def test_same_bytes_as_the_full_command_line(cli: Invoke, sample: Path) -> None:
