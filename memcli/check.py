@@ -274,8 +274,8 @@ def checked_runtime(options: GlobalOptions, root: Path, report: Report) -> Runti
     try:
         return open_runtime(options, root=root)
     except DataError:
+        from memcli.clock import parse_now
         from memcli.core.policy import Policy
-        from memcli.runtime import parse_now
 
         report.notes.append("memcli.toml does not load: checked with the default settings")
         return Runtime(root, Policy(), parse_now(options.now, None), None)

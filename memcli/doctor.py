@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from memcli.cli_options import GlobalOptions
+from memcli.clock import parse_now
 from memcli.config import load_policy
 from memcli.core.checks import OPENCLAW_MAX_CHARS
 from memcli.core.entries import parse
 from memcli.core.inventory import core_budget
 from memcli.core.roles import CORE_NAMES, MEMORY_DIR, STATE_DIR, MemoryFile, Role
 from memcli.errors import MemcliError
-from memcli.runtime import Runtime, open_runtime, parse_now, user_timezone
+from memcli.runtime import Runtime, open_runtime, user_timezone
 from memcli.workspace.files import display, read_text, writable_dir
 from memcli.workspace.layout import locate, scan
 from memcli.workspace.openclaw import STATE_ENV

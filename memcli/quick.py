@@ -28,8 +28,11 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from memcli.clock import parse_now, to_local
+
 # The query and the ranking are core.recall's own (stdlib only, ~20 ms to import).
 from memcli.core.recall import SNIPPET_CHARS, Candidate, fts_query, mmr
+from memcli.errors import UsageError
 
 # Constants of the modules this one stands in for (tests/test_search_fast.py checks them).
 STATE_DIR = ".memcli"  # core.roles
@@ -162,24 +165,11 @@ def policy_record(key: str, half_life_days: float, timezone: str | None, max_fil
 
 
 def _now(text: str | None, tz: tzinfo | None) -> datetime | None:
-    """runtime.parse_now; None when it would fail."""
-    if not text:
-        return datetime.now(tz) if tz is not None else datetime.now().astimezone()
+    """clock.parse_now; None when it would fail (the full command line says why)."""
     try:
-        value = datetime.fromisoformat(text.strip())
-        aware = (
-            value
-            if value.tzinfo is not None
-            else (value.replace(tzinfo=tz) if tz is not None else value.astimezone())
-        )
-        _local(aware, tz)
-    except (ValueError, OverflowError, OSError):
+        return parse_now(text, tz)
+    except UsageError:
         return None
-    return aware
-
-
-def _local(moment: datetime, tz: tzinfo | None) -> datetime:
-    return (moment.astimezone(tz) if tz is not None else moment.astimezone()).replace(tzinfo=None)
 
 
 def _writable(path: Path) -> bool:
@@ -274,7 +264,7 @@ def _answer(
     now = _now(opts.now or env.get("MEMCLI_NOW"), tz)
     if now is None:
         return None
-    now_local = _local(now, tz)
+    now_local = to_local(now, tz)
     match = fts_query(opts.query or "")
     rows = (
         []

@@ -12,6 +12,7 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 
 from memcli.cli_options import GlobalOptions
+from memcli.clock import parse_now, to_local
 from memcli.config import config_path, load_policy
 from memcli.core.policy import Policy
 from memcli.core.rules import Rules, build_rules
@@ -61,34 +62,6 @@ def user_timezone(policy: Policy) -> tzinfo | None:
 
         return zoneinfo.ZoneInfo(policy.timezone)
     return None
-
-
-def to_local(moment: datetime, tz: tzinfo | None) -> datetime:
-    """The naive wall-clock time of an aware `moment` in `tz` (None: the host's zone)."""
-    try:
-        return (moment.astimezone(tz) if tz is not None else moment.astimezone()).replace(tzinfo=None)
-    except (OverflowError, OSError, ValueError):
-        raise UsageError(f"{moment.isoformat()} is out of range", "use a date from 1970 to 9999") from None
-
-
-def parse_now(text: str | None, tz: tzinfo | None, source: str = "--now") -> datetime:
-    """--now / MEMCLI_NOW as an aware datetime; the real clock when absent."""
-    if not text:
-        return datetime.now(tz) if tz is not None else datetime.now().astimezone()
-    try:
-        value = datetime.fromisoformat(text.strip())
-        aware = (
-            value
-            if value.tzinfo is not None
-            else (value.replace(tzinfo=tz) if tz is not None else value.astimezone())
-        )
-        to_local(aware, tz)
-    except (ValueError, OverflowError, OSError):
-        raise UsageError(
-            f"{source} {text!r} is not a usable ISO date or time",
-            "use e.g. 2026-10-31 or 2026-10-31T09:00+08:00",
-        ) from None
-    return aware
 
 
 def open_runtime(

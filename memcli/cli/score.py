@@ -9,12 +9,13 @@ from typing import Annotated
 import typer
 
 from memcli.cli.common import options, output, runtime
+from memcli.clock import parse_now, to_local
 from memcli.config import config_path, load_policy
 from memcli.core.judgement.importance import judge
 from memcli.core.rules import build_rules
 from memcli.core.scoring import score_text, tier_of
 from memcli.errors import UsageError
-from memcli.runtime import parse_now, to_local, user_timezone
+from memcli.runtime import user_timezone
 
 
 def score(
