@@ -1735,6 +1735,26 @@ def _ref(path: str, item: Item) -> Json:
     return {"file": path, "line": item.where["line"], "text": "\n".join(item.lines)}
 
 
+def _begin(out: Path, seed: int, force: bool) -> tuple[Random, str, list[str], Slots, Writer]:
+    """The empty workspace folder and what every preset draws from: its random stream, the
+    persona, the main projects, the slots and the writer."""
+    prepare_dir(out, force)
+    rng = Random(seed)
+    persona = rng.choice(PERSONA_NAMES)
+    main_projects = [f"{b}-{rng.choice(PROJECT_PARTS)}" for b in rng.sample(PROJECT_BASES, 6)]
+    slots = Slots(rng, persona, main_projects)
+    return rng, persona, main_projects, slots, Writer(rng, slots, compile_templates())
+
+
+def _finish(out: Path, manifest: Json, verify: bool) -> Json:
+    """Check the manifest against the files (and memcli's parser with `verify`), write it."""
+    check_manifest(out, manifest)
+    if verify:
+        verify_with_parser(out, manifest)
+    manifest_path(out).write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return manifest
+
+
 def generate(
     out: Path,
     days: int,
@@ -1749,12 +1769,7 @@ def generate(
     if days < 1 or entries_per_day < 1:
         raise ValueError("days and entries_per_day must be at least 1")
     out = Path(out)
-    prepare_dir(out, force)
-    rng = Random(seed)
-    persona = rng.choice(PERSONA_NAMES)
-    main_projects = [f"{b}-{rng.choice(PROJECT_PARTS)}" for b in rng.sample(PROJECT_BASES, 6)]
-    slots = Slots(rng, persona, main_projects)
-    writer = Writer(rng, slots, compile_templates())
+    rng, persona, main_projects, slots, writer = _begin(out, seed, force)
 
     # Per-day entry counts: weekdays busier than weekends, mean entries_per_day.
     plan: list[Day] = []
@@ -1884,11 +1899,7 @@ def generate(
         "routine": [[_ref(rel, it) for rel, it in group] for group in routine if group],
         "noise": [_ref(rel, it) for rel, it in noise],
     }
-    check_manifest(out, manifest)
-    if verify:
-        verify_with_parser(out, manifest)
-    manifest_path(out).write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return manifest
+    return _finish(out, manifest, verify)
 
 
 def _rounded(rng: Random, expected: float) -> int:
@@ -2319,12 +2330,7 @@ def generate_long(
     if days < 1:
         raise ValueError("days must be at least 1")
     out = Path(out)
-    prepare_dir(out, force)
-    rng = Random(seed)
-    persona = rng.choice(PERSONA_NAMES)
-    main_projects = [f"{b}-{rng.choice(PROJECT_PARTS)}" for b in rng.sample(PROJECT_BASES, 6)]
-    slots = Slots(rng, persona, main_projects)
-    writer = Writer(rng, slots, compile_templates())
+    rng, persona, main_projects, slots, writer = _begin(out, seed, force)
     lw = LongWriter(writer)
     slots.day = start
     core_text, core_count = core_memory(rng, writer, persona, main_projects)
@@ -2390,11 +2396,7 @@ def generate_long(
         "routine": [[_ref(rel, it) for rel, it in group] for group in routine if group],
         "noise": [_ref(rel, it) for rel, it in noise],
     }
-    check_manifest(out, manifest)
-    if verify:
-        verify_with_parser(out, manifest)
-    manifest_path(out).write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return manifest
+    return _finish(out, manifest, verify)
 
 
 # --------------------------------------------------------------------------------------------
