@@ -25,6 +25,7 @@ from memcli.core.lifecycle import (
     View,
     plan,
 )
+from memcli.core.memo import Memo
 from memcli.core.outline import outline, rebuild
 from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role, daily_note_rel
@@ -35,6 +36,7 @@ from memcli.phases import phase
 from memcli.runtime import Runtime
 from memcli.workspace.cache import Fresh, NoteCache, file_key
 from memcli.workspace.files import FileState, read_text
+from memcli.workspace.memo_store import MemoStore, memo_stamp
 from memcli.workspace.snapshot import Parser, Snapshot, is_memory, take_snapshot
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
@@ -171,7 +173,7 @@ def assess(
     (with `only_duplicates`, only the entries of duplicate groups are scored)."""
     policy = policy or run.policy
     snap, facts = read_while_parsing(replace(run, policy=policy), is_memory, scan=not only_duplicates)
-    with phase(run.progress, "analysing entries"):
+    with remembered(run, policy) as memo, phase(run.progress, "analysing entries"):
         analysis = analyse(
             [(p.file, p.doc) for p in snap.files],
             policy,
@@ -180,18 +182,32 @@ def assess(
             only_duplicates=only_duplicates,
             mapper=parallel_texts,
             facts=facts,
+            memo=memo,
         )
     return snap, analysis
 
 
-def gc_view(run: Runtime) -> tuple[Snapshot, View, Analysis]:
+@contextlib.contextmanager
+def remembered(run: Runtime, policy: Policy | None = None) -> Iterator[Memo]:
+    """What the judgement worked out last time (core.memo), kept again for the next run
+    once the block is done with it (workspace.memo_store)."""
+    policy = policy or run.policy
+    memo = MemoStore(run.root, memo_stamp(policy.rules, policy)).memo()
+    yield memo
+    memo.finish_all()
+
+
+def gc_view(run: Runtime, memo: Memo | None = None) -> tuple[Snapshot, View, Analysis]:
     """What gc plans from: the memory files and MEMORY.md's cold storage, analysed, with the
-    summaries already written and the history the ledger keeps."""
+    summaries already written and the history the ledger keeps. `memo`: what the judgement
+    worked out last time (see `remembered`)."""
     snap, facts = read_while_parsing(run, lambda f: f.is_memory or f.rel in (COLD, SUPERSEDED))
     files = tuple((p.file, p.doc) for p in snap.files if p.file.rel != SUPERSEDED)
     archives = tuple((p.file, p.doc) for p in snap.files if p.file.rel == SUPERSEDED)
     with phase(run.progress, "analysing entries"):
-        analysis = analyse(files, run.policy, run.rules, run.now_local, mapper=parallel_texts, facts=facts)
+        analysis = analyse(
+            files, run.policy, run.rules, run.now_local, mapper=parallel_texts, facts=facts, memo=memo
+        )
     summaries = frozenset(
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY
     )
@@ -215,9 +231,10 @@ def plan_gc(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan]:
 
 def plan_gc_analysed(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan, Analysis]:
     """The gc plan, and the analysis it was made from (each action's entry, assessed)."""
-    snap, view, analysis = gc_view(run)
-    with phase(run.progress, "planning"):
-        return snap, plan(view, analysis, run.policy, run.rules, run.now_local, fit=fit), analysis
+    with remembered(run) as memo:
+        snap, view, analysis = gc_view(run, memo)
+        with phase(run.progress, "planning"):
+            return snap, plan(view, analysis, run.policy, run.rules, run.now_local, fit=fit), analysis
 
 
 @dataclass(frozen=True, slots=True)

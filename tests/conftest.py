@@ -48,6 +48,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         if var.startswith(("MEMCLI_", "OPENCLAW_")):
             monkeypatch.delenv(var)
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)  # the memo's key lives in ~/.cache
     yield home
 
 

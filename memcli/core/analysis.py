@@ -14,6 +14,7 @@ from datetime import date, datetime
 from memcli.core.decay import age_days, decayed_score, is_stale
 from memcli.core.entries import Document, Entry
 from memcli.core.judgement import routine
+from memcli.core.memo import Memo
 from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role
 from memcli.core.rules import Rules
@@ -62,6 +63,7 @@ class Analysis:
     assessed: tuple[Assessed, ...]
     groups: tuple[DuplicateGroup, ...]
     texts: Mapping[str, TextFacts] = field(default_factory=dict, repr=False, compare=False)
+    memo: Memo = field(default_factory=Memo, repr=False, compare=False)  # for the planner too
 
     def normalised(self, text: str) -> str:
         """The text as dedupe compares it, read once by the analysis when it could."""
@@ -127,9 +129,11 @@ def find_duplicates(
     mapper: Mapper = serial_map,
     facts: Mapping[str, TextFacts] | None = None,
     recurring: Mapping[str, int] | None = None,
+    memo: Memo | None = None,
 ) -> tuple[list[tuple[MemoryFile, Entry]], list[DuplicateGroup]]:
     """All entries in order, and the duplicate groups among them (indices into that list).
-    `recurring`: texts routine by recurrence (`learn_routine`), like those routine by cue."""
+    `recurring`: texts routine by recurrence (`learn_routine`), like those routine by cue;
+    `memo`: what the duplicates judgement worked out last time (core.memo)."""
     entries = [(f, e) for f, doc in files for e in doc.entries]
     if facts is None:
         facts = read_texts(files, rules, False, mapper)
@@ -149,7 +153,7 @@ def find_duplicates(
             )
         )
     described = {t: fact.description for t, fact in facts.items()}
-    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold, mapper, described)]
+    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold, mapper, described, memo)]
     return entries, groups
 
 
@@ -171,15 +175,18 @@ def analyse(
     only_duplicates: bool = False,
     mapper: Mapper = serial_map,
     facts: Mapping[str, TextFacts] | None = None,
+    memo: Memo | None = None,
 ) -> Analysis:
     """Assess every entry at `now_local` (naive, in the user's time zone); with
     `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows).
     `facts` are the texts already read (`read_texts` with a scan, or the same made while
-    the files were parsed)."""
+    the files were parsed). `memo`: what the judgement worked out from each text, and each
+    pair, last time (core.memo); the planner goes on with it."""
+    memo = memo or Memo()
     if facts is None:
         facts = read_texts(files, rules, not only_duplicates, mapper)
     recurring = learn_routine(files, facts, rules)
-    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts, recurring)
+    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts, recurring, memo)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):
         membership[group.keep] = n
@@ -211,6 +218,7 @@ def analyse(
             for g in groups
         ),
         facts,
+        memo,
     )
 
 

@@ -224,6 +224,8 @@ class _Planner:
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         self._verdicts: dict[int, importance.Verdict] = {}  # by id() of the assessed entry
+        self._importance = analysis.memo.table("planner.importance")  # by what the label rests on
+        self._copies = analysis.memo.table("planner.copy")  # text -> (its bullet, holds a secret)
         self.held_back: set[int] = set()  # never promoted: replaced facts that stay, and the newer
         # sides of a change whose older side stays in MEMORY.md
         self._section_of = {}
@@ -401,7 +403,9 @@ class _Planner:
         the weekly digests need them before anything is retired. An entry that would
         replace more than AT_MOST facts is a misreading: noted, and not applied."""
         if self._found is None:
-            found = self._found = find_replacements(self.facts(), self.scanned, self.repeated)
+            found = self._found = find_replacements(
+                self.facts(), self.scanned, self.repeated, self.analysis.memo
+            )
             self.held_back.update(found.held_back)
             if found.misread:
                 misread = [
@@ -568,6 +572,29 @@ class _Planner:
         return found
 
     def judge_importance(self, a: Assessed) -> importance.Verdict:
+        """judgement.importance's label, or last run's for the same arguments (core.memo):
+        the text, where it stands, how it scored and how often it was said."""
+        entry, scored = a.entry, a.scored
+        cues = tuple(sorted(scored.cues.items())) if scored.cues is not None else None
+        key = (
+            entry.text,
+            entry.kind,
+            tuple(entry.section),
+            a.mentions,
+            entry.done,
+            scored.score,
+            scored.reasons,
+            scored.remember,
+            scored.noise,
+            scored.routine,
+            scored.explicit,
+            scored.signals,
+            cues,
+        )
+        found: importance.Verdict = self._importance.get(key, self._judge_importance, a)
+        return found
+
+    def _judge_importance(self, a: Assessed) -> importance.Verdict:
         facts = self.analysis.texts.get(a.entry.text)
         return importance.judge(
             a.entry.text,
@@ -749,8 +776,9 @@ class _Planner:
         if full is not None:
             self.no_room[full].append(place(a.entry))
             return
-        bullet = promoted_text(a.entry)
-        if self.holds_secret(a, bullet):
+        bullet, secret = self._copies.get(a.entry.text, _copy_of, a.entry)
+        if secret:
+            self.withheld.append(place(a.entry))
             return
         seen = self.analysis.groups[a.group].last_seen if a.group is not None else None
         said = max((d for d in (a.entry.date, seen) if d is not None), default=None)
@@ -950,6 +978,12 @@ class _Planner:
         if additions:
             text = append_block(text, "".join(additions))
         return FileWrite(rel, before, text)
+
+
+def _copy_of(entry: Entry) -> tuple[str, bool]:
+    """An entry as a MEMORY.md bullet, and whether it or its bullet holds a secret."""
+    bullet = promoted_text(entry)
+    return bullet, holds_secret(entry.text, bullet)
 
 
 def plan(

@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 from memcli.core.entries import strip_leading_stamp
 from memcli.core.judgement import phrasing
+from memcli.core.memo import Memo, Table
 from memcli.core.rules import compile_cues
 
 _LEAD = re.compile(r"^\s*(?:[-+*]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]*)?")
@@ -546,6 +547,7 @@ def duplicate_groups(
     threshold: float,
     mapper: Mapper = serial_map,
     described: Mapping[str, Description] | None = None,
+    memo: Memo | None = None,
 ) -> list[Group]:
     """Groups of two or more items that state the same fact, each with the item to keep.
 
@@ -553,10 +555,13 @@ def duplicate_groups(
     pairs worth asking about and folds the answers into groups in which every member is the
     same fact as the kept one, and the kept one holds everything every member says.
     `mapper` applies `describe` to every distinct text not already in `described`, and
-    judges each entry's candidates; a caller may run both in parallel.
+    judges each entry's candidates; a caller may run both in parallel. `memo`: each text's
+    sketch, values and shape, and each pair's verdict, as worked out last time (core.memo).
     """
     from memcli.core.judgement.wording import sketch, status_marks, value_keys
 
+    memo = memo or Memo()
+    statuses, value_sets, sketches = (memo.table(f"duplicates.{n}") for n in ("status", "values", "sketch"))
     keys: dict[tuple[object, ...], _Key] = {}
     known = described or {}
     distinct = [t for t in dict.fromkeys(item.text for item in items) if t not in known]
@@ -568,7 +573,7 @@ def duplicate_groups(
         # A routine event ("heartbeat OK") recurs: copies on different days are separate
         # events, so a routine text is one key per day and is matched within its day only.
         day = (item.date,) if item.routine else ()
-        status = status_marks(item.text)
+        status: frozenset[str] = statuses.get(item.text, status_marks, item.text)
         ident = (norm, vals, neg, item.done, status, *day)
         key = keys.get(ident)
         if key is None:
@@ -579,11 +584,11 @@ def duplicate_groups(
             key.members.append(i)
             key.days.add(item.date)
     unique = list(keys.values())
-    values = [value_keys(k.values) for k in unique]
+    values: list[frozenset[str]] = [value_sets.get(k.text, value_keys, k.values) for k in unique]
     # identifiers joined by hyphens (atlas-api) are words to the verdict, but rare enough
     # to find an entry's restatements by
     blocking = Blocking(
-        [sketch(k.norm, k.values) if not k.routine else {} for k in unique],
+        [sketches.get(k.text, sketch, k.norm, k.values) if not k.routine else {} for k in unique],
         [
             vs | {v for v in k.values if "-" in v and v.replace("-", "").isalpha()}
             for vs, k in zip(values, unique, strict=True)
@@ -591,12 +596,20 @@ def duplicate_groups(
         threshold,
         days=[(k.routine, k.days) for k in unique],
     )
-    verify = _Verifier(unique, values, blocking, threshold)
+    verify = _Verifier(unique, values, blocking, threshold, memo)
     candidates = {(i, j) if i < j else (j, i) for i in range(len(unique)) for j in blocking.near(i)}
-    if len(candidates) < JUDGED_HERE:
-        found = [verify.pairs(candidates)]
+    if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
+        found = [verify.pairs(candidates)]  # (a run that knows most verdicts from the memo)
     else:  # each entry judges its own neighbours on every core (when `mapper` can)
-        found = mapper(verify, [str(i) for i in range(len(unique))])
+        found = []
+        for pairs, judged in mapper(verify, [str(i) for i in range(len(unique))]):
+            found.append(pairs)
+            for a, b, verdict in judged:  # what a worker judged, for the next run
+                verify.verdicts.learn((unique[a].text, unique[b].text), verdict)
+        # what the workers found in the memo: kept while both texts are in the workspace
+        alive = {k.text for k in unique}
+        verify.verdicts.keep(lambda pair: pair[0] in alive and pair[1] in alive)
+        verify.shapes.known.keep(alive.__contains__)
     # a pair found from both of its sides is the same triple, kept once
     scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
     parent = list(range(len(unique)))
@@ -619,6 +632,7 @@ def duplicate_groups(
         members[ra] = merged
         del members[rb]
     groups = [g for g in (verify.group(m, items) for m in members.values()) if g is not None]
+    memo.finish(*(f"duplicates.{n}" for n in ("status", "values", "sketch", "shape", "judged")))
     return sorted(groups, key=lambda g: g.keep)
 
 
@@ -628,33 +642,76 @@ class _Verifier:
     which inherit the shapes instead of receiving them."""
 
     def __init__(
-        self, unique: Sequence[_Key], values: Sequence[frozenset[str]], blocking: Blocking, threshold: float
+        self,
+        unique: Sequence[_Key],
+        values: Sequence[frozenset[str]],
+        blocking: Blocking,
+        threshold: float,
+        memo: Memo,
     ) -> None:
         self.unique = unique
         self.values = values
         self.blocking = blocking
         self.threshold = threshold
-        self.shapes = _Shapes(unique)
+        self.shapes = _Shapes(unique, memo.table("duplicates.shape", stored=False))
+        self.verdicts = memo.table("duplicates.judged")  # (text, text) -> (same, similarity)
+        self.judged: list[tuple[int, int, tuple[bool, float]]] | None = None
 
-    def judge(self, a: int, b: int) -> _Judged:
-        from memcli.core.judgement.duplicates import judge
+    def may_be_same(self, a: int, b: int) -> bool:
+        """What rules a pair out before the verdict is asked: done and open, a routine event
+        of another day, another status, values that do not nest."""
         from memcli.core.judgement.wording import values_nest
 
         ka, kb = self.unique[a], self.unique[b]
         if ka.done is not None and kb.done is not None and ka.done != kb.done:
-            return _NOT_SAME
+            return False
         if (ka.routine and ka.day not in kb.days) or (kb.routine and kb.day not in ka.days):
-            return _NOT_SAME  # a routine event on another day is another event
+            return False  # a routine event on another day is another event
         if ka.status and kb.status and ka.status != kb.status:
-            return _NOT_SAME
-        if not values_nest(self.values[a], self.values[b]):
-            return _NOT_SAME
-        verdict: _Judged = judge(self.shapes[a], self.shapes[b], self.threshold)
-        return verdict
+            return False
+        return values_nest(self.values[a], self.values[b])
 
-    def __call__(self, index: str) -> list[tuple[float, int, int]]:
+    def judge(self, a: int, b: int) -> _Judged:
+        if not self.may_be_same(a, b):
+            return _NOT_SAME
+        ka, kb = self.unique[a], self.unique[b]
+        key = (ka.text, kb.text)
+        known = self.verdicts.peek(key)
+        if known is None:
+            known = self.verdicts.get(key, lambda: self._judge(a, b))
+            if self.judged is not None:
+                self.judged.append((a, b, known))
+        return _Different(*known) if not known[0] else _Same(known[1])
+
+    def few_unknown(self, pairs: Iterable[tuple[int, int]], limit: int) -> bool:
+        """Whether fewer than `limit` of these pairs need a verdict the memo does not hold."""
+        unique, verdicts = self.unique, self.verdicts
+        if not verdicts.known:
+            return False
+        unknown = 0
+        for a, b in pairs:
+            if not verdicts.has((unique[a].text, unique[b].text)) and self.may_be_same(a, b):
+                unknown += 1
+                if unknown >= limit:
+                    return False
+        return True
+
+    def _judge(self, a: int, b: int) -> tuple[bool, float]:
+        from memcli.core.judgement.duplicates import judge
+
+        verdict = judge(self.shapes[a], self.shapes[b], self.threshold)
+        return verdict.same, verdict.similarity
+
+    def __call__(self, index: str) -> tuple[list[tuple[float, int, int]], list[Any]]:
+        """Entry `index`'s duplicates, and the verdicts judged here that were not known
+        (a worker's answers go back to the parent, which keeps them for the next run)."""
         i = int(index)
-        return self.pairs((i, j) if i < j else (j, i) for j in self.blocking.near(i))
+        self.judged = []
+        try:
+            found = self.pairs((i, j) if i < j else (j, i) for j in self.blocking.near(i))
+            return found, self.judged
+        finally:
+            self.judged = None
 
     def pairs(self, pairs: Iterable[tuple[int, int]]) -> list[tuple[float, int, int]]:
         """The pairs that are the same fact, each as (similarity, a, b)."""
@@ -727,8 +784,9 @@ class _Shapes:
     """Each key's shape, read when first asked for (in the process that asks: a forked
     worker reads those of the pairs it judges)."""
 
-    def __init__(self, unique: Sequence[_Key]) -> None:
+    def __init__(self, unique: Sequence[_Key], known: Table) -> None:
         self.unique = unique
+        self.known = known
         self.read: dict[int, Any] = {}
 
     def __getitem__(self, k: int) -> Any:
@@ -737,7 +795,9 @@ class _Shapes:
             from memcli.core.judgement.wording import shape
 
             key = self.unique[k]
-            found = self.read[k] = shape(key.text, (key.norm, key.values, key.negative), key.status)
+            found = self.read[k] = self.known.get(
+                key.text, lambda: shape(key.text, (key.norm, key.values, key.negative), key.status)
+            )
         return found
 
 
@@ -745,6 +805,12 @@ class _Shapes:
 class _Different:
     same: bool = False
     similarity: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Same:
+    similarity: float
+    same: bool = True
 
 
 _NOT_SAME = _Different()

@@ -14,8 +14,10 @@ this module leaves alone.
 The cache is memcli's own, best effort and safe to delete: any error reading or writing
 it means "not cached", never a failed command. It lives only in a .memcli/ that exists
 (made by gc, add, search…): a command that only reads never creates one, and a read-only
-workspace has none. Values
-are JSON, never pickles, so a cache file from elsewhere cannot run code.
+workspace has none. The note rows' values are JSON, never pickles, so a cache file from
+elsewhere cannot run code; the judgement's memo keeps its own rows in the same file
+(workspace.memo_store), pickled but each signed with a key of this user's, and never
+unpickled unless the signature checks out.
 """
 
 from __future__ import annotations

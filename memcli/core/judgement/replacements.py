@@ -29,6 +29,7 @@ from memcli.core.judgement.candidates import Older, Query, first_keys, keys_of, 
 from memcli.core.judgement.changes import Reading, read_changes
 from memcli.core.judgement.profiles import Profile, corrects, may_change, profile, template_of
 from memcli.core.judgement.supersede import AT_MOST, CUELESS, Verdict, judge, judge_correction
+from memcli.core.memo import Memo
 from memcli.core.subjects import light_words
 
 SAID_AGAIN_TRIES = 4  # older entries of other days an entry without a change cue is judged against
@@ -67,17 +68,31 @@ class Found:
 
 
 def find_replacements(
-    facts: Sequence[Fact], read: Callable[[str], str], repeated: Callable[[int, int], bool]
+    facts: Sequence[Fact],
+    read: Callable[[str], str],
+    repeated: Callable[[int, int], bool],
+    memo: Memo | None = None,
 ) -> Found:
     """Which older facts each newer entry replaces. `read(text)`: the text as the judgement
     reads it (core.scoring.scoring_text); `repeated(o, n)`: whether a note repeats MEMORY.md's
-    entry o on or after the day of entry n (then n does not replace it)."""
-    return _Search(facts, read, repeated).run()
+    entry o on or after the day of entry n (then n does not replace it). `memo`: what was
+    read from each text, and judged of each pair, last time (core.memo)."""
+    memo = memo or Memo()
+    found = _Search(facts, read, repeated, memo).run()
+    memo.finish(*(f"replacements.{n}" for n in _TABLES))
+    return found
+
+
+_TABLES = ("changes", "template", "words", "keys", "profile", "queries", "judged")
 
 
 class _Search:
     def __init__(
-        self, facts: Sequence[Fact], read: Callable[[str], str], repeated: Callable[[int, int], bool]
+        self,
+        facts: Sequence[Fact],
+        read: Callable[[str], str],
+        repeated: Callable[[int, int], bool],
+        memo: Memo,
     ) -> None:
         self.facts = facts
         self.repeated = repeated
@@ -86,13 +101,14 @@ class _Search:
         self.written = [(f.day or date.min, f.file, f.first_line) for f in facts]
         self.when = self.written.__getitem__  # the order entries were written in: MEMORY.md's first
         self.held_back: set[int] = set()
-        # what is read from each distinct text (scanned), once
-        self._changes: dict[str, tuple[Reading, ...]] = {}
-        self._templates: dict[str, str | None] = {}
-        self._words: dict[str, Set[str]] = {}
-        self._keys: dict[str, frozenset[str]] = {}
-        self._profiles: dict[str, Profile] = {}
-        self._queries: dict[tuple[str, bool], list[Query]] = {}
+        # what is read from each distinct text (scanned), once, or last time
+        self._changes = memo.table("replacements.changes", stored=False)
+        self._templates = memo.table("replacements.template", stored=False)
+        self._words = memo.table("replacements.words", stored=False)
+        self._keys = memo.table("replacements.keys")
+        self._profiles = memo.table("replacements.profile")
+        self._queries = memo.table("replacements.queries")
+        self._judged = memo.table("replacements.judged")
         self.in_series = self.log_series()
 
     def log_series(self) -> frozenset[int]:
@@ -110,37 +126,30 @@ class _Search:
     def changes(self, i: int) -> tuple[Reading, ...]:
         """The changes entry i states by a cue (see `read_changes`)."""
         text = self.scanned[i]
-        found = self._changes.get(text)
-        if found is None:
-            found = self._changes[text] = read_changes(text)
+        found: tuple[Reading, ...] = self._changes.get(text, lambda: read_changes(text))
         return found
 
     def template(self, text: str) -> str | None:
-        if text not in self._templates:
-            self._templates[text] = template_of(text)
-        return self._templates[text]
+        found: str | None = self._templates.get(text, lambda: template_of(text))
+        return found
 
     def words(self, text: str) -> Set[str]:
         """The text's `light_words` (never changed: the keys and queries copy from it)."""
-        found = self._words.get(text)
-        if found is None:
-            found = self._words[text] = light_words(text)
+        found: Set[str] = self._words.get(text, lambda: light_words(text))
         return found
 
     def keys(self, i: int) -> frozenset[str]:
         """What entry i is found by (see `keys_of`)."""
         text = self.scanned[i]
-        found = self._keys.get(text)
-        if found is None:
-            found = self._keys[text] = keys_of(text, self.template(text), self.words(text))
+        found: frozenset[str] = self._keys.get(
+            text, lambda: keys_of(text, self.template(text), self.words(text))
+        )
         return found
 
     def profile(self, i: int) -> Profile:
         """What the supersede judgement reads from entry i."""
         text = self.scanned[i]
-        found = self._profiles.get(text)
-        if found is None:
-            found = self._profiles[text] = profile(text, self.changes(i))
+        found: Profile = self._profiles.get(text, lambda: profile(text, self.changes(i)))
         return found
 
     def lookup(self, n: int) -> list[Query]:
@@ -148,11 +157,15 @@ class _Search:
         (`plain_lookup`); in MEMORY.md, only a cue says which entry is newer."""
         core = self.facts[n].where == CORE
         text = self.scanned[n]
-        found = self._queries.get((text, core))
-        if found is None:
-            found = self._queries[(text, core)] = lookup(self.changes(n)) + plain_lookup(
-                text, self.keys(n), self.template(text), cues_only=core, light=self.words(text)
-            )
+        found: list[Query] = self._queries.get(
+            (text, core),
+            lambda: (
+                lookup(self.changes(n))
+                + plain_lookup(
+                    text, self.keys(n), self.template(text), cues_only=core, light=self.words(text)
+                )
+            ),
+        )
         return found
 
     # --- who takes part ----------------------------------------------------------------
@@ -247,7 +260,10 @@ class _Search:
         old, new = self.facts[o], self.facts[n]
         both_core = old.where == CORE and new.where == CORE
         same_day = old.day is not None and old.day == new.day
-        verdict = judge(self.profile(o), self.profile(n), same_day=same_day, evergreen=both_core)
+        verdict: Verdict | None = self._judged.get(
+            (self.scanned[o], self.scanned[n], same_day, both_core),
+            lambda: judge(self.profile(o), self.profile(n), same_day=same_day, evergreen=both_core),
+        )
         if verdict is not None and old.where == CORE and self.repeated(o, n):
             self.held_back.add(n)
             return None

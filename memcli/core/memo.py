@@ -1,0 +1,131 @@
+"""What planning learnt from each text last time, to be learnt once (issue 20).
+
+Most of what the judgement reads is a pure function of one text (the changes it states,
+the keys it is found by, its wording's sketch) or of two (whether one replaces the
+other, whether they state one fact). A workspace that grew by one note holds the same
+texts as yesterday but a few, so a run that is given yesterday's answers has only the
+new texts to read and the new pairs to judge, and its plan is the one a cold run makes:
+the answers are the same function's on the same arguments. The I/O layer loads and
+stores the tables (workspace.cache), stamped with memcli's code, the rules and the
+policy, so a change of any of them starts from nothing.
+
+A table keeps what this run asked of it; what no text of this run asked for is dropped
+when it is stored again, so the tables follow the workspace and never grow without end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_MISSING: Any = object()
+
+
+class Table:
+    """One function's answers, by its arguments (a text, or a tuple of them)."""
+
+    __slots__ = ("added", "asked", "known", "stored")
+
+    def __init__(self, known: dict[Hashable, Any] | None = None, stored: bool = True) -> None:
+        self.known: dict[Hashable, Any] = known if known is not None else {}
+        self.stored = stored  # kept for the next run (else: for this run only)
+        self.asked: dict[Hashable, Any] = {}  # what this run asked for, answered
+        self.added = 0  # answers worked out this run
+
+    def get(self, key: Hashable, compute: Callable[..., T], *args: Any) -> T:
+        """The answer for `key`, from last time when known, else `compute(*args)`."""
+        found = self.asked.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.known.get(key, _MISSING)
+            if found is _MISSING:
+                found = compute(*args)
+                self.added += 1
+            self.asked[key] = found
+        return found  # type: ignore[no-any-return]
+
+    def has(self, key: Hashable) -> bool:
+        """Whether the answer for `key` is known (asking nothing)."""
+        return key in self.asked or key in self.known
+
+    def peek(self, key: Hashable) -> Any:
+        """The answer for `key` if this run or the last one worked it out, else None (a
+        function whose answer may be None is not peeked at)."""
+        found = self.asked.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.known.get(key, _MISSING)
+            if found is _MISSING:
+                return None
+            self.asked[key] = found
+        return found
+
+    def learn(self, key: Hashable, value: Any) -> None:
+        """An answer worked out elsewhere (in a worker process) for this run."""
+        if key not in self.asked:
+            self.asked[key] = value
+            if key not in self.known:
+                self.added += 1
+
+    def keep(self, wanted: Callable[[Any], bool]) -> None:
+        """Keep for the next run the answers of last time `wanted` names, asked for or not
+        (those worker processes used: their asking is not seen here)."""
+        asked = self.asked
+        for key, value in self.known.items():
+            if key not in asked and wanted(key):
+                asked[key] = value
+
+    def changed(self) -> bool:
+        """Whether storing the table again would change it: new answers, or old ones no
+        longer asked for. A table this run did not use at all (a command that does not
+        plan: `dedupe` asks no supersede verdict) is kept as it was."""
+        return self.added > 0 or (bool(self.asked) and len(self.asked) != len(self.known))
+
+    def to_store(self) -> dict[Hashable, Any]:
+        return self.asked if self.asked else self.known
+
+
+Loader = Callable[[str], "dict[Hashable, Any] | None"]
+Sink = Callable[[str, "dict[Hashable, Any]"], None]
+
+
+class Memo:
+    """Named tables of answers. A table is loaded when first asked for (`loader`, given by
+    the I/O layer) and handed back (`sink`) when the step that uses it is done (`finish`),
+    so that only one step's answers are held at a time. An empty Memo (the default
+    everywhere) answers nothing from before and remembers within the run only."""
+
+    def __init__(
+        self,
+        known: Mapping[str, dict[Hashable, Any]] | None = None,
+        loader: Loader | None = None,
+        sink: Sink | None = None,
+    ) -> None:
+        self.tables: dict[str, Table] = {name: Table(t) for name, t in (known or {}).items()}
+        self.loader = loader
+        self.sink = sink
+
+    def table(self, name: str, stored: bool = True) -> Table:
+        """The table of that name. `stored=False`: answers kept for this run only, for a
+        function whose answer costs more to load than to work out again."""
+        found = self.tables.get(name)
+        if found is None:
+            known = self.loader(name) if stored and self.loader is not None else None
+            found = self.tables[name] = Table(known, stored=stored)
+        return found
+
+    def finish(self, *names: str) -> None:
+        """The tables of a step that is done: stored when they changed, then let go."""
+        for name in names:
+            table = self.tables.pop(name, None)
+            if table is not None and table.stored and table.changed() and self.sink is not None:
+                self.sink(name, table.to_store())
+
+    def finish_all(self) -> None:
+        self.finish(*list(self.tables))
+
+    def changed(self) -> bool:
+        return any(t.changed() for t in self.tables.values() if t.stored)
+
+    def to_store(self) -> dict[str, dict[Hashable, Any]]:
+        """What to keep for the next run: each stored table's answers this run asked for."""
+        return {name: t.to_store() for name, t in self.tables.items() if t.stored}

@@ -1,0 +1,205 @@
+"""Incremental planning (issue 20): a run given what the judgement worked out last time
+(core.memo, kept in .memcli/cache.sqlite) plans exactly what a cold run plans, whatever
+changed in between; a memo it cannot trust is never loaded."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import NOW, Invoke, as_json, copy_tree
+from memcli.core.memo import Memo, Table
+
+COMMANDS = (["gc", "--dry-run"], ["list"], ["dedupe"])
+
+# Lines real notes hold, in both languages: facts and their changes, restatements,
+# routine events, values, rules, chatter.
+LINES = (
+    "- Lin uses Windows 11 on the desktop",
+    "- Lin switched to a MacBook now, no longer on Windows",
+    "- 数据库用 MySQL 8",
+    "- 数据库改用 PostgreSQL 16，不再用 MySQL",
+    "- 周会时间是每周二下午三点",
+    "- 周会时间改成每周三上午 10 点",
+    "- atlas-api runs on port 8080",
+    "- atlas-api moved to port 9090",
+    "- remember: never force-push to main",
+    "- Remember: never force push to main!",
+    "- 记住：发布前先跑测试",
+    "- 记住: 发布前要先跑测试",
+    "- 用户偏好用 pnpm，不要用 npm 安装依赖",
+    "- heartbeat OK",
+    "- deployed build 4121",
+    "- deployed build 4122",
+    "- Marco owns the migration runbook, Lin reviews it",
+    "- 今天修了登录页的样式",
+    "- [ ] review PR #42 before Friday",
+    "- 备份脚本放在 /opt/scripts/backup.sh",
+    "- the backup script lives in /opt/scripts/backup.sh",
+    "- Mark is on leave until 12 May",
+    "- 好的",
+    "- Correction: the staging host is staging-2, not staging-1",
+    "- staging host: staging-1",
+)
+MEMORY = (
+    "# MEMORY.md\n\n## Facts\n\n- Lin uses Windows 11 on the desktop\n- 数据库用 MySQL 8\n"
+    "- atlas-api runs on port 8080\n\n## Preferences\n\n- 我喜欢用 pnpm，不要用 npm\n"
+)
+
+DAYS = [f"2026-10-{d:02d}" for d in range(1, 31)]
+
+step = st.tuples(
+    st.sampled_from(("add", "append", "drop_line", "remove")),
+    st.integers(0, len(DAYS) - 1),
+    st.lists(st.integers(0, len(LINES) - 1), min_size=1, max_size=6),
+)
+
+
+def outputs(cli: Invoke, root: Path) -> list[object]:
+    return [as_json(cli("--json", "-w", str(root), "--now", NOW, *args)) for args in COMMANDS]
+
+
+def cold(cli: Invoke, root: Path, where: Path) -> list[object]:
+    """The same workspace planned from nothing: a copy without .memcli/."""
+    shutil.rmtree(where, ignore_errors=True)
+    copy_tree(root, where)
+    shutil.rmtree(where / ".memcli", ignore_errors=True)
+    return outputs(cli, where)
+
+
+def memo_rows(root: Path) -> dict[str, bytes]:
+    """The memo's tables as stored, by name."""
+    with sqlite3.connect(root / ".memcli" / "cache.sqlite") as db:
+        return {n: bytes(d) for n, d in db.execute("SELECT name, data FROM memo_tables")}
+
+
+def apply(root: Path, kind: str, day: int, lines: list[int]) -> None:
+    notes = sorted((root / "memory").glob("2026-*.md"))
+    text = "".join(LINES[i] + "\n" for i in lines)
+    if kind == "add" or not notes:
+        path = root / "memory" / f"{DAYS[day]}.md"
+        before = path.read_text(encoding="utf-8") if path.exists() else f"# {DAYS[day]}\n\n"
+        path.write_text(before + text, encoding="utf-8")
+        return
+    note = notes[day % len(notes)]
+    if kind == "append":
+        with open(note, "a", encoding="utf-8") as f:
+            f.write(text)
+    elif kind == "drop_line":
+        kept = note.read_text(encoding="utf-8").splitlines(keepends=True)
+        if len(kept) > 3:
+            del kept[2 + lines[0] % (len(kept) - 2)]
+        note.write_text("".join(kept), encoding="utf-8")
+    else:
+        note.unlink()
+
+
+def workspace(root: Path) -> Path:
+    (root / "memory").mkdir(parents=True)
+    (root / ".memcli").mkdir()
+    (root / "MEMORY.md").write_text(MEMORY, encoding="utf-8")
+    for n, day in enumerate(DAYS[:12:3]):
+        picked = [(n * 7 + k * 5) % len(LINES) for k in range(5)]
+        (root / "memory" / f"{day}.md").write_text(
+            f"# {day}\n\n" + "".join(LINES[i] + "\n" for i in picked), encoding="utf-8"
+        )
+    return root
+
+
+@settings(max_examples=20, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(step, min_size=1, max_size=4))
+def test_warm_plans_are_cold_plans_whatever_changed(
+    cli: Invoke, tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, list[int]]]
+) -> None:
+    base = tmp_path_factory.mktemp("incremental")
+    root = workspace(base / "ws")
+    assert outputs(cli, root) == cold(cli, root, base / "cold")
+    assert memo_rows(root), "the first run keeps its answers"
+    for kind, day, lines in steps:
+        apply(root, kind, day, lines)
+        assert outputs(cli, root) == cold(cli, root, base / "cold"), (kind, day, lines)
+
+
+def test_an_unchanged_workspace_finds_every_answer_it_needs(cli: Invoke, tmp_path: Path) -> None:
+    """The memo is used, not only written: a second run over the same notes asks nothing
+    new of the judgement, so the stored answers stay as they were, byte for byte."""
+    root = workspace(tmp_path / "ws")
+    first = outputs(cli, root)
+    stored = memo_rows(root)
+    assert pickle.loads(stored["duplicates.judged"]) and pickle.loads(stored["replacements.judged"])
+    assert pickle.loads(stored["planner.importance"]) and pickle.loads(stored["duplicates.sketch"])
+    os.utime(root / "MEMORY.md", ns=(0, 0))  # a touched file, not a changed one
+    assert outputs(cli, root) == first
+    assert memo_rows(root) == stored
+
+
+class _Planted:
+    """Unpickling this runs code: a memo row made by someone else must never be loaded."""
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (Path.touch, (os.environ["PLANTED"],))
+
+
+@pytest.mark.parametrize("how", ["wrong mac", "another key"])
+def test_a_memo_row_not_made_here_is_never_unpickled(
+    cli: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    root = workspace(tmp_path / "ws")
+    expected = outputs(cli, root)
+    planted = tmp_path / "ran"
+    monkeypatch.setenv("PLANTED", str(planted))
+    data = pickle.dumps({("a", "b"): _Planted()})
+    with sqlite3.connect(root / ".memcli" / "cache.sqlite") as db:
+        if how == "wrong mac":
+            db.execute("UPDATE memo_tables SET data = ?", (data,))
+        else:  # a row signed with a key this user does not have
+            import hashlib
+            import hmac
+
+            for stamp, name in db.execute("SELECT stamp, name FROM memo_tables").fetchall():
+                mac = hmac.new(b"k" * 32, f"{stamp}\0{name}\0".encode() + data, hashlib.sha256).digest()
+                db.execute(
+                    "UPDATE memo_tables SET data = ?, mac = ? WHERE stamp = ? AND name = ?",
+                    (data, mac, stamp, name),
+                )
+    assert outputs(cli, root) == expected
+    assert not planted.exists()
+
+
+def test_without_a_key_nothing_is_trusted_and_a_new_one_is_made(cli: Invoke, tmp_path: Path) -> None:
+    root = workspace(tmp_path / "ws")
+    expected = outputs(cli, root)
+    key = Path(os.environ["HOME"]) / ".cache" / "memcli" / "memo.key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    old = key.read_bytes()
+    key.unlink()
+    assert outputs(cli, root) == expected
+    assert key.read_bytes() != old
+
+
+def test_a_table_keeps_what_the_run_asked_for() -> None:
+    table = Table({"a": 1, "b": 2})
+    assert table.get("a", lambda: 99) == 1
+    assert table.get("c", lambda x: x * 2, 21) == 42
+    assert table.added == 1 and table.changed()
+    assert table.asked == {"a": 1, "c": 42}  # "b" was not asked for: dropped when stored
+    table.keep(lambda k: k == "b")
+    assert table.asked == {"a": 1, "c": 42, "b": 2}
+    quiet = Table({"a": 1})
+    quiet.get("a", lambda: 0)
+    assert not quiet.changed()
+    stored: dict[str, object] = {}
+    memo = Memo(loader={"t": {"x": 1}, "u": {"y": 1}}.get, sink=stored.__setitem__)
+    memo.table("run-only", stored=False).get("y", lambda: 2)
+    assert memo.table("u").get("y", lambda: 0) == 1  # loaded when first asked for
+    memo.table("t").get("z", lambda: 3)
+    memo.finish("t", "u", "run-only")
+    assert stored == {"t": {"z": 3}}  # "u" was as it was; a run-only table is never stored
+    assert not memo.tables
