@@ -2,7 +2,8 @@
 
 On a copy of a generated workspace, gc is applied once at the morning after its last note
 (the backlog), and planned once more so that memcli's caches hold what a nightly run would
-find. Then, for each run, the copy is put back as it was (not timed), a new daily note is
+find (with --never-gced, only planned: every note stays live, as in a workspace gc never
+ran on). Then, for each run, the copy is put back as it was (not timed), a new daily note is
 written for that day, and the next morning's gc is timed:
 
 - cold: `gc --dry-run` without memcli's caches (.memcli/cache.sqlite removed): the
@@ -56,7 +57,7 @@ def _time(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def bench(preset: str, runs: int) -> str:
+def bench(preset: str, runs: int, never_gced: bool = False) -> str:
     source, manifest = ensure_workspace(preset)
     morning = next_morning(manifest)
     day = date.fromisoformat(morning[:10])
@@ -65,7 +66,8 @@ def bench(preset: str, runs: int) -> str:
         gced = Path(tmp) / "gced"
         shutil.copytree(source, gced, ignore=shutil.ignore_patterns(".memcli"))
         (gced / ".memcli").mkdir()
-        run_once([*memcli(), "-w", str(gced), "--now", morning, "-q", "gc", "--force"])  # last night's gc
+        if not never_gced:
+            run_once([*memcli(), "-w", str(gced), "--now", morning, "-q", "gc", "--force"])  # last night's gc
         run_once([*memcli(), "-w", str(gced), "--now", morning, "-q", "gc", "--dry-run"])  # caches warm
         work = Path(tmp) / "w"
 
@@ -88,8 +90,9 @@ def bench(preset: str, runs: int) -> str:
             timed = [run_once([*fresh(caches), *args]) for _ in range(runs)]
             rows.append((label, median(t for t, _ in timed), max(m for _, m in timed)))
     cold = rows[0][1]
+    since = "a first gc (never gc'ed: every note still live)" if never_gced else "last night's gc"
     lines = [
-        f"{preset}, one new note since last night's gc; {machine()}; medians of {runs} runs; "
+        f"{preset}, one new note before {since}; {machine()}; medians of {runs} runs; "
         f"floor `cat` of every note {_time(cat)} (same run)",
         "",
         "| run | median | peak memory | × cat | vs cold |",
@@ -106,12 +109,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=("year", "decade"), default="year")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--never-gced",
+        action="store_true",
+        help="no gc last night: every note is still live (the caches warmed by a dry run)",
+    )
     parser.add_argument("--write", type=Path, help="put the table in this file (between nightly marks)")
     args = parser.parse_args(argv)
-    report = bench(args.preset, args.runs)
+    report = bench(args.preset, args.runs, args.never_gced)
     print(report)
     if args.write:
-        write_block(args.write, f"nightly-{args.preset}", report)
+        write_block(args.write, f"nightly-{args.preset}{'-never-gced' if args.never_gced else ''}", report)
     return 0
 
 
