@@ -609,7 +609,6 @@ def duplicate_groups(
         # what the workers found in the memo: kept while both texts are in the workspace
         alive = {k.text for k in unique}
         verify.verdicts.keep(lambda pair: pair[0] in alive and pair[1] in alive)
-        verify.shapes.known.keep(alive.__contains__)
     # a pair found from both of its sides is the same triple, kept once
     scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
     parent = list(range(len(unique)))
