@@ -1,8 +1,8 @@
-"""The judgement's memo (core.memo) between runs: a row of .memcli/cache.sqlite.
+"""The judgement's memo (core.memo) between runs: rows of .memcli/cache.sqlite.
 
 What the judgement read from each text and judged of each pair is kept as pickled rows,
-one per table, stamped with memcli's core code, the rule overrides and the policy: any change of
-them, and the row is of no use (dropped by the next run that stores one). A pickle can run
+one per table, stamped with memcli's core code, the rule overrides and the policy: any
+change of them, and the rows are of no use (dropped by the next run that stores one). A pickle can run
 code when loaded, so each row carries an HMAC-SHA256 made with a key only this user can
 read (`$XDG_CACHE_HOME/memcli/memo.key`, made on first use, mode 0600); a row whose MAC
 does not check out (a cache file copied from elsewhere, a changed key, a damaged file) is
