@@ -512,14 +512,18 @@ def _index(run: Runtime) -> Finding:
 
 def _cache(run: Runtime) -> Finding:
     from memcli.workspace.cache import cache_state
+    from memcli.workspace.memo_store import memo_stamp, memo_state
 
     state = cache_state(run.root, run.policy.rules)
+    memo_tables, memo_bytes = memo_state(run.root, memo_stamp(run.policy.rules, run.policy))
     details = {
         "file": f"{STATE_DIR}/cache.sqlite",
         "exists": state.exists,
         "bytes": state.size,
         "notes": state.notes,
         "other": state.other,
+        "memo_tables": memo_tables,  # what the judgement worked out, for the next run (core.memo)
+        "memo_bytes": memo_bytes,
     }
     if not state.exists:
         why = "" if (run.root / STATE_DIR).is_dir() else f" (memcli keeps it only once a {STATE_DIR}/ exists)"
@@ -537,8 +541,9 @@ def _cache(run: Runtime) -> Finding:
         if state.other
         else ""
     )
+    memo = f"; the judgement's memo: {memo_tables} tables, {_size(memo_bytes)}" if memo_tables else ""
     return Finding(
-        "cache", "ok", f"{state.notes:,} notes cached, {_size(state.size)}{other}", details=details
+        "cache", "ok", f"{state.notes:,} notes cached, {_size(state.size)}{memo}{other}", details=details
     )
 
 

@@ -228,6 +228,8 @@ def test_index_and_cache_are_described_as_they_are(cli: Invoke, sample: Path) ->
     index, cache = finding(data, "index"), finding(data, "cache")
     assert index["status"] == "ok" and index["details"]["fresh"] is True and index["details"]["entries"] > 500
     assert cache["status"] == "ok" and cache["details"]["notes"] > 50
+    assert cache["details"]["memo_tables"] >= 3 and cache["details"]["memo_bytes"] > 0  # list's
+    assert "the judgement's memo" in cache["summary"]
     with open(sample / "memory" / "2026-10-30.md", "a", encoding="utf-8") as f:
         f.write("- one more line\n")
     index = finding(doctor(cli, "-w", str(sample)), "index")

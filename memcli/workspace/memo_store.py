@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from memcli.core.memo import Memo
+from memcli.core.roles import STATE_DIR
 from memcli.workspace.cache import CACHE_NAME
 from memcli.workspace.files import adopt_owner_of_database, usable_state_dir
 
@@ -194,3 +195,25 @@ class MemoStore:
         finally:
             if db is not None:
                 db.close()
+
+
+def memo_state(root: Path, stamp: str) -> tuple[int, int]:
+    """The memo's tables under this stamp and their bytes, read as they are (`doctor`):
+    (0, 0) when there are none or the cache cannot be read."""
+    path = root / STATE_DIR / CACHE_NAME
+    if not path.is_file():
+        return 0, 0
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    except (sqlite3.Error, OSError, ValueError):
+        return 0, 0
+    try:
+        row = db.execute(
+            f"SELECT count(*), coalesce(sum(length(data)), 0) FROM {TABLE} WHERE stamp = ?", (stamp,)
+        )
+        tables, size = row.fetchone()
+        return int(tables), int(size)
+    except sqlite3.Error:  # no memo table yet
+        return 0, 0
+    finally:
+        db.close()
