@@ -1746,6 +1746,17 @@ def _begin(out: Path, seed: int, force: bool) -> tuple[Random, str, list[str], S
     return rng, persona, main_projects, slots, Writer(rng, slots, compile_templates())
 
 
+def _write_notes(out: Path, core_text: str, files: Sequence[tuple[str, str]]) -> int:
+    """MEMORY.md and the notes written out; their bytes in all."""
+    (out / "memory").mkdir(parents=True, exist_ok=True)
+    write_text(out / "MEMORY.md", core_text)
+    size = len(core_text.encode("utf-8"))
+    for rel, text in files:
+        write_text(out / rel, text)
+        size += len(text.encode("utf-8"))
+    return size
+
+
 def _finish(out: Path, manifest: Json, verify: bool) -> Json:
     """Check the manifest against the files (and memcli's parser with `verify`), write it."""
     check_manifest(out, manifest)
@@ -1867,12 +1878,7 @@ def generate(
         daily_count += len(items)
         files.append((rel, "\n".join(lines) + "\n"))
 
-    (out / "memory").mkdir(parents=True, exist_ok=True)
-    write_text(out / "MEMORY.md", core_text)
-    size = len(core_text.encode("utf-8"))
-    for rel, text in files:
-        write_text(out / rel, text)
-        size += len(text.encode("utf-8"))
+    size = _write_notes(out, core_text, files)
 
     def refs(group: Iterable[Item]) -> list[Json]:
         return [_ref(it.where["file"], it) for it in group]
@@ -2369,12 +2375,7 @@ def generate_long(
                 noise.append((rel, it))
         files.append((rel, "\n".join(lines) + "\n"))
 
-    (out / "memory").mkdir(parents=True, exist_ok=True)
-    write_text(out / "MEMORY.md", core_text)
-    size = len(core_text.encode("utf-8"))
-    for rel, text in files:
-        write_text(out / rel, text)
-        size += len(text.encode("utf-8"))
+    size = _write_notes(out, core_text, files)
     manifest: Json = {
         "generator": f"bench/generate.py v{GENERATOR_VERSION}",
         "preset": "long",

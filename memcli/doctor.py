@@ -515,7 +515,7 @@ def _cache(run: Runtime) -> Finding:
     from memcli.workspace.memo_store import memo_stamp, memo_state
 
     state = cache_state(run.root, run.policy.rules)
-    memo_tables, memo_bytes = memo_state(run.root, memo_stamp(run.policy.rules, run.policy))
+    memo_tables, memo_bytes = memo_state(run.root, memo_stamp(run.policy))
     details = {
         "file": f"{STATE_DIR}/cache.sqlite",
         "exists": state.exists,

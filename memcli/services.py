@@ -192,7 +192,7 @@ def remembered(run: Runtime, policy: Policy | None = None) -> Iterator[Memo]:
     """What the judgement worked out last time (core.memo), kept again for the next run
     once the block is done with it (workspace.memo_store)."""
     policy = policy or run.policy
-    memo = MemoStore(run.root, memo_stamp(policy.rules, policy)).memo()
+    memo = MemoStore(run.root, memo_stamp(policy)).memo()
     yield memo
     memo.finish_all()
 

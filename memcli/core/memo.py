@@ -15,7 +15,7 @@ when it is stored again, so the tables follow the workspace and never grow witho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -94,13 +94,8 @@ class Memo:
     so that only one step's answers are held at a time. An empty Memo (the default
     everywhere) answers nothing from before and remembers within the run only."""
 
-    def __init__(
-        self,
-        known: Mapping[str, dict[Hashable, Any]] | None = None,
-        loader: Loader | None = None,
-        sink: Sink | None = None,
-    ) -> None:
-        self.tables: dict[str, Table] = {name: Table(t) for name, t in (known or {}).items()}
+    def __init__(self, loader: Loader | None = None, sink: Sink | None = None) -> None:
+        self.tables: dict[str, Table] = {}
         self.loader = loader
         self.sink = sink
 
@@ -122,10 +117,3 @@ class Memo:
 
     def finish_all(self) -> None:
         self.finish(*list(self.tables))
-
-    def changed(self) -> bool:
-        return any(t.changed() for t in self.tables.values() if t.stored)
-
-    def to_store(self) -> dict[str, dict[Hashable, Any]]:
-        """What to keep for the next run: each stored table's answers this run asked for."""
-        return {name: t.to_store() for name, t in self.tables.items() if t.stored}

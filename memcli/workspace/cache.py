@@ -37,7 +37,7 @@ from typing import Any
 from memcli.core import analysis, entries, judgement, outline, roles, rules, scoring, similarity
 from memcli.core.analysis import TextFields
 from memcli.core.roles import STATE_DIR
-from memcli.workspace.files import adopt_owner_of_database, usable_state_dir
+from memcli.workspace.files import adopt_owner_of_database, open_as_it_is, usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
 SCHEMA = "3"  # 2: outlines without their file date
@@ -226,7 +226,7 @@ def cache_state(root: Path, rule_overrides: object) -> CacheState:
         return CacheState(False)
     live = (stamp(CODE, rule_overrides, True), stamp(CODE, rule_overrides, False))
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        db = open_as_it_is(path)
     except (sqlite3.Error, OSError, ValueError) as exc:
         return CacheState(True, size, problem=str(exc))
     try:

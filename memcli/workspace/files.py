@@ -19,6 +19,7 @@ import json
 import os
 import re
 import secrets
+import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -840,6 +841,12 @@ def create_folders(folder: Path) -> None:
     for level in reversed(missing):
         level.mkdir(exist_ok=True)
         adopt_owner(level, level.parent)
+
+
+def open_as_it_is(path: Path) -> sqlite3.Connection:
+    """An SQLite file of memcli's read as it is (`doctor`): `immutable`, so SQLite takes no
+    lock and creates no -wal or -shm file beside it."""
+    return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
 
 
 def adopt_owner_of_database(path: Path) -> None:

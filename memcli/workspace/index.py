@@ -26,7 +26,14 @@ from memcli.core.scoring import score_text
 from memcli.core.similarity import normalise
 from memcli.parallel import parallel_map
 from memcli.phases import Report, phase, silent
-from memcli.workspace.files import adopt_owner_of_database, decode, display, read_state, usable_state_dir
+from memcli.workspace.files import (
+    adopt_owner_of_database,
+    decode,
+    display,
+    open_as_it_is,
+    read_state,
+    usable_state_dir,
+)
 from memcli.workspace.fingerprint import tree_fingerprint
 from memcli.workspace.layout import scan
 
@@ -363,7 +370,7 @@ def index_state(root: Path, max_bytes: int) -> IndexState:
     except OSError:
         return IndexState(False)
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        db = open_as_it_is(path)
     except (sqlite3.Error, OSError, ValueError) as exc:
         return IndexState(True, size, problem=str(exc))
     try:

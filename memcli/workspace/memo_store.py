@@ -27,7 +27,7 @@ from typing import Any
 from memcli.core.memo import Memo
 from memcli.core.roles import STATE_DIR
 from memcli.workspace.cache import CACHE_NAME
-from memcli.workspace.files import adopt_owner_of_database, usable_state_dir
+from memcli.workspace.files import adopt_owner_of_database, open_as_it_is, usable_state_dir
 
 TABLE = "memo_tables"
 KEY_BYTES = 32
@@ -47,8 +47,10 @@ def code_digest() -> bytes:
 CODE = code_digest()  # read once, as memcli is imported (see workspace.cache.CODE)
 
 
-def memo_stamp(rule_overrides: object, policy: object) -> str:
-    return hashlib.sha256(CODE + f"|{rule_overrides!r}|{policy!r}".encode()).hexdigest()
+def memo_stamp(policy: object) -> str:
+    """What the answers depend on besides their arguments: the core's code and the policy
+    (which holds the rule overrides)."""
+    return hashlib.sha256(CODE + f"|{policy!r}".encode()).hexdigest()
 
 
 def key_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -204,7 +206,7 @@ def memo_state(root: Path, stamp: str) -> tuple[int, int]:
     if not path.is_file():
         return 0, 0
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+        db = open_as_it_is(path)
     except (sqlite3.Error, OSError, ValueError):
         return 0, 0
     try:
