@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from memcli import parallel
-from memcli.core.analysis import Analysis, TextFacts, TextFields, analyse, reader, texts_to_read
+from memcli.core.analysis import (
+    Analysis,
+    Assessed,
+    Standing,
+    TextFacts,
+    TextFields,
+    analyse,
+    assess_in_order,
+    reader,
+    texts_to_read,
+)
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
 from memcli.core.entries import Document, parse
@@ -31,13 +42,15 @@ from memcli.core.policy import Policy
 from memcli.core.roles import MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
 from memcli.core.summarize import Digest
+from memcli.errors import ConflictError
 from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.phases import phase
 from memcli.runtime import Runtime
 from memcli.workspace.cache import Fresh, NoteCache, file_key
 from memcli.workspace.files import FileState, read_text
+from memcli.workspace.layout import scan as scan_layout
 from memcli.workspace.memo_store import MemoStore, memo_stamp
-from memcli.workspace.snapshot import Parser, Snapshot, is_memory, take_snapshot
+from memcli.workspace.snapshot import ParsedFile, Parser, Snapshot, is_memory, take_snapshot
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
@@ -174,17 +187,109 @@ def assess(
     policy = policy or run.policy
     snap, facts = read_while_parsing(replace(run, policy=policy), is_memory, scan=not only_duplicates)
     with remembered(run, policy) as memo, phase(run.progress, "analysing entries"):
-        analysis = analyse(
-            [(p.file, p.doc) for p in snap.files],
-            policy,
-            run.rules,
-            run.now_local,
-            only_duplicates=only_duplicates,
-            mapper=parallel_texts,
-            facts=facts,
-            memo=memo,
-        )
+        analysis = analysed(run, policy, snap.files, facts, memo, only_duplicates)
     return snap, analysis
+
+
+def analysed(
+    run: Runtime,
+    policy: Policy,
+    files: Sequence[ParsedFile],
+    facts: Mapping[str, TextFacts],
+    memo: Memo,
+    only_duplicates: bool = False,
+) -> Analysis:
+    """`analyse` of these files, by the Standing (core.analysis) a run before worked out of
+    these very files, byte for byte, when the memo holds it; else worked out, and kept."""
+    key = workspace_key(((p.file, p.state.data) for p in files), scan=not only_duplicates)
+    known = known_standing(memo, key)
+    analysis = analyse(
+        [(p.file, p.doc) for p in files],
+        policy,
+        run.rules,
+        run.now_local,
+        only_duplicates=only_duplicates,
+        mapper=parallel_texts,
+        facts=facts,
+        memo=memo,
+        found=known,
+    )
+    if known is None and analysis.found is not None:
+        memo.table(STANDING).learn(key, analysis.found)
+    return analysis
+
+
+def known_standing(memo: Memo, key: str) -> Standing | None:
+    """The Standing a run before worked out of the files `key` names (`workspace_key`), if
+    the memo holds it; the other reading's is kept too (dedupe's, list's and gc's)."""
+    table = memo.table(STANDING)
+    found = table.peek(key)
+    mode = key.partition(":")[0]
+    table.keep(lambda other: isinstance(other, str) and not other.startswith(mode))
+    return found if isinstance(found, Standing) else None
+
+
+def workspace_key(files: Iterable[tuple[MemoryFile, bytes]], scan: bool = True) -> str:
+    """What a workspace's analysis rests on besides the rules, policy and code: each file
+    (its place, role and date) and its bytes, and whether its texts were scanned by the
+    scoring rules (`dedupe` reads them without: routine by the routine rule alone)."""
+    digest = hashlib.sha256()
+    for file, data in files:
+        digest.update(repr(file).encode() + b"\0" + file_key(data))
+    return f"{'scanned' if scan else 'read'}:{digest.hexdigest()}"
+
+
+STANDING = "analysis.standing"  # the memo's table of a workspace's Standing, by workspace_key
+
+
+def listed(run: Runtime) -> Iterable[Assessed]:
+    """Every entry of the memory files assessed, in file order (what `memcli list` shows).
+
+    When the memory files are byte for byte what a run before analysed (a `list`, a `gc`),
+    what the assessment needs from the whole workspace (core.analysis.Standing: duplicate
+    groups, routine by recurrence) is what that run worked out, kept in the memo, and the
+    entries are assessed one file at a time as they are read again: no more than one
+    note is held. Otherwise the whole workspace is analysed (`assess`), and its Standing
+    kept for the next run."""
+    chosen = [f for f in scan_layout(run.root).files if is_memory(f)]
+    keys = [(f, _read(run, f)[0].data) for f in chosen]
+    key = workspace_key(keys)
+    with remembered(run) as memo:
+        found = known_standing(memo, key)
+    if found is None:
+        return assess(run)[1].assessed  # (which keeps the Standing for the next run)
+    expected = {f.rel: file_key(data) for f, data in keys}
+    del keys
+    return assess_in_order(_read_again(run, chosen, expected), found, run.policy, run.rules, run.now_local)
+
+
+def _read(run: Runtime, file: MemoryFile) -> tuple[FileState, str]:
+    return read_text(
+        run.root / file.rel, run.root, run.policy.max_file_bytes, allow_outside=file.role is Role.BOOTSTRAP
+    )
+
+
+def _read_again(
+    run: Runtime, files: Sequence[MemoryFile], expected: Mapping[str, bytes]
+) -> Iterator[tuple[MemoryFile, Document, dict[str, TextFacts]]]:
+    """Each file read again, with its texts' facts, as the note cache holds them (or parsed,
+    its facts read as they are asked for); a file that changed since it was first read
+    stops the run: what was worked out from the whole workspace no longer holds."""
+    cache = NoteCache(run.root, run.policy.rules, True, writable=False)
+    try:
+        for file in files:
+            state, text = _read(run, file)
+            sha = file_key(state.data)
+            if sha != expected[file.rel]:
+                raise ConflictError(f"{file.rel} changed while it was listed", "run the command again")
+            known = cache.get(sha)
+            doc = rebuild(text, file.rel, file.date, known.outline) if known is not None else None
+            if known is not None and doc is not None:
+                yield file, doc, {t: TextFacts(*fields) for t, fields in known.facts.items()}
+            else:
+                yield file, parse(text, file.rel, file.date), {}
+    finally:
+        cache.close()
 
 
 @contextlib.contextmanager
@@ -205,8 +310,8 @@ def gc_view(run: Runtime, memo: Memo | None = None) -> tuple[Snapshot, View, Ana
     files = tuple((p.file, p.doc) for p in snap.files if p.file.rel != SUPERSEDED)
     archives = tuple((p.file, p.doc) for p in snap.files if p.file.rel == SUPERSEDED)
     with phase(run.progress, "analysing entries"):
-        analysis = analyse(
-            files, run.policy, run.rules, run.now_local, mapper=parallel_texts, facts=facts, memo=memo
+        analysis = analysed(
+            run, run.policy, [p for p in snap.files if p.file.rel != SUPERSEDED], facts, memo or Memo()
         )
     summaries = frozenset(
         f.rel.rsplit("/", 1)[-1].removesuffix(".md") for f in snap.layout.files if f.role is Role.SUMMARY

@@ -15,7 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import NOW, Invoke, as_json, copy_tree
+from memcli.cli_options import GlobalOptions
 from memcli.core.memo import Memo, Table
+from memcli.errors import ConflictError
+from memcli.runtime import open_runtime
+from memcli.services import STANDING, _read_again
+from memcli.workspace.cache import file_key
+from memcli.workspace.layout import scan as scan_layout
 
 COMMANDS = (["gc", "--dry-run"], ["list"], ["dedupe"])
 
@@ -124,7 +130,10 @@ def test_warm_plans_are_cold_plans_whatever_changed(
     assert memo_rows(root), "the first run keeps its answers"
     for kind, day, lines in steps:
         apply(root, kind, day, lines)
-        assert outputs(cli, root) == cold(cli, root, base / "cold"), (kind, day, lines)
+        planned = cold(cli, root, base / "cold")
+        assert outputs(cli, root) == planned, (kind, day, lines)
+        # again, unchanged: by the Standing the last runs kept (list: each note as it is read)
+        assert outputs(cli, root) == planned, ("again", kind, day, lines)
 
 
 def test_an_unchanged_workspace_finds_every_answer_it_needs(cli: Invoke, tmp_path: Path) -> None:
@@ -138,6 +147,37 @@ def test_an_unchanged_workspace_finds_every_answer_it_needs(cli: Invoke, tmp_pat
     os.utime(root / "MEMORY.md", ns=(0, 0))  # a touched file, not a changed one
     assert outputs(cli, root) == first
     assert memo_rows(root) == stored
+
+
+def test_list_keeps_what_it_learnt_of_the_whole_workspace_and_uses_it(cli: Invoke, tmp_path: Path) -> None:
+    """A second list over the same notes reads what the first worked out of the whole
+    workspace (duplicate groups, routine) instead of working it out again, and lists the
+    same; a changed note means working it out again."""
+    root = workspace(tmp_path / "ws")
+    args = ("--json", "-w", str(root), "--now", NOW, "list")
+    first = as_json(cli(*args))
+    kept = memo_rows(root)[STANDING]
+    assert pickle.loads(kept)
+    with sqlite3.connect(root / ".memcli" / "cache.sqlite") as db:  # only list's own table
+        db.execute("DELETE FROM memo_tables WHERE name != ?", (STANDING,))
+    assert as_json(cli(*args)) == first
+    assert set(memo_rows(root)) == {STANDING}, "nothing worked out again"
+    with open(root / "memory" / f"{DAYS[0]}.md", "a", encoding="utf-8") as f:
+        f.write(LINES[3] + "\n")
+    again = as_json(cli(*args))
+    assert again != first and again == cold(cli, root, tmp_path / "cold")[1]
+    assert memo_rows(root)[STANDING] != kept
+
+
+def test_a_note_that_changes_while_list_reads_it_stops_the_list(tmp_path: Path) -> None:
+    root = workspace(tmp_path / "ws")
+    run = open_runtime(GlobalOptions(workspace=str(root), now=NOW), environ={}, root=root)
+    files = [f for f in scan_layout(root).files if f.is_memory]
+    expected = {f.rel: file_key((root / f.rel).read_bytes()) for f in files}
+    assert len(list(_read_again(run, files, expected))) == len(files)
+    (root / files[-1].rel).write_text("# changed\n\n- another line\n", encoding="utf-8")
+    with pytest.raises(ConflictError, match="changed while it was listed"):
+        list(_read_again(run, files, expected))
 
 
 class _Planted:

@@ -37,6 +37,25 @@ def test_a_streamed_list_is_byte_identical_to_the_whole_document(n: int) -> None
     assert json.loads(streamed) == {"entries": items}
 
 
+@pytest.mark.parametrize(
+    "n", [0, 1, output.BIG_LIST, output.BIG_LIST + 1, output.CHUNK_LINES, output.CHUNK_LINES + 1, 4500]
+)
+def test_items_that_come_one_by_one_stream_the_same_bytes(n: int) -> None:
+    items = _items(n)
+    whole = "".join(output.json_chunks({"entries": items}))
+    taken: list[int] = []
+
+    def one_by_one() -> Any:
+        for i in range(n):
+            taken.append(i)
+            yield i
+
+    chunks = output.json_stream_chunks("entries", one_by_one(), lambda i: items[i])
+    first = next(chunks)
+    assert len(taken) <= output.BIG_LIST + 1  # a long list is not read whole before it is written
+    assert first + "".join(chunks) == whole
+
+
 def test_a_streamed_list_makes_each_item_only_when_its_chunk_is_written() -> None:
     made: list[int] = []
 

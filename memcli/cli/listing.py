@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from enum import StrEnum
+from itertools import islice
 from typing import Annotated, Any
 
 import typer
@@ -12,10 +14,10 @@ from memcli.cli.common import output, runtime
 from memcli.cli.contract import entry_json
 from memcli.cli.layout import BOLD, DIM, GREEN, Column
 from memcli.cli.output import one_line
-from memcli.core.analysis import Selection
+from memcli.core.analysis import Assessed, Selection
 from memcli.core.scoring import Tier
 from memcli.errors import UsageError
-from memcli.services import assess
+from memcli.services import listed
 
 TIER_STYLE = {"core": f"{BOLD};{GREEN}", "discard": DIM}
 
@@ -74,17 +76,16 @@ def list_entries(
     )
     run = runtime(ctx)
     out = output(ctx)
-    analysis = assess(run)[1]
-    rows = [a for a in analysis.assessed if selection(a)]
-    del analysis  # the files read, the texts' facts and the groups are not listed: let them go
+    chosen: Iterable[Assessed] = (a for a in listed(run) if selection(a))
     key = _sort_key(sort)
     if key is not None:
-        rows.sort(key=key)
+        chosen = sorted(chosen, key=key)
     if limit is not None:
-        rows = rows[:limit]
+        chosen = islice(chosen, limit)
     if out.json_mode:
-        out.json_list("entries", rows, entry_json)  # one entry's JSON at a time
+        out.json_stream("entries", chosen, entry_json)  # each entry assessed as it goes out
         return
+    rows = list(chosen)
     table = [
         [
             a.entry.id,

@@ -10,7 +10,8 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
 from typing import IO, Any, Protocol, TypeVar
 
 import typer
@@ -81,6 +82,24 @@ def _list_chunks(items: Sequence[T], to_json: Callable[[T], Any]) -> Iterator[st
         part = items[start : start + CHUNK_LINES]
         yield ("," if start else "") + ",".join("\n    " + _dump(to_json(item)) for item in part)
     yield "\n  ]"
+
+
+def json_stream_chunks(key: str, items: Iterable[T], to_json: Callable[[T], Any]) -> Iterator[str]:
+    """`json_list_chunks` of items that come one by one (`memcli list` reading note after
+    note): the same bytes, with no more than a chunk of items held at once."""
+    it = iter(items)
+    head = list(islice(it, BIG_LIST + 1))
+    if len(head) <= BIG_LIST:
+        yield from json_list_chunks(key, head, to_json)
+        return
+    yield "{" + f"\n  {_dump(key)}: " + "["
+    first = True
+    chunk = head
+    while chunk:
+        yield ("" if first else ",") + ",".join("\n    " + _dump(to_json(item)) for item in chunk)
+        first = False
+        chunk = list(islice(it, CHUNK_LINES))
+    yield "\n  ]" + "\n}\n"
 
 
 def json_list_chunks(key: str, items: Sequence[T], to_json: Callable[[T], Any]) -> Iterator[str]:
@@ -180,6 +199,12 @@ class Output:
         """`{key: [to_json(item), ...]}` as `json` writes it, each item made as it goes out."""
         self._settle()
         for chunk in json_list_chunks(key, items, to_json):
+            write_stdout(chunk)
+
+    def json_stream(self, key: str, items: Iterable[T], to_json: Callable[[T], Any]) -> None:
+        """`json_list` of items made as they are written (see `json_stream_chunks`)."""
+        self._settle()
+        for chunk in json_stream_chunks(key, items, to_json):
             write_stdout(chunk)
 
     def line(self, text: str = "") -> None:

@@ -7,7 +7,7 @@ This is where the scoring rules, decay and duplicate groups meet; `list`,
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -64,6 +64,7 @@ class Analysis:
     groups: tuple[DuplicateGroup, ...]
     texts: Mapping[str, TextFacts] = field(default_factory=dict, repr=False, compare=False)
     memo: Memo = field(default_factory=Memo, repr=False, compare=False)  # for the planner too
+    found: Standing | None = field(default=None, repr=False, compare=False)  # what it was assessed by
 
     def normalised(self, text: str) -> str:
         """The text as dedupe compares it, read once by the analysis when it could."""
@@ -167,6 +168,46 @@ def _lift(group: Group, picked: list[int]) -> DuplicateGroup:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What assessing an entry needs from the rest of the workspace: the duplicate groups
+    (indices into every entry, in file order), the group of each entry in one, the groups
+    MEMORY.md has a member of, and the texts routine by their recurrence. It depends on
+    the files' contents, the rules and the policy only, never on the clock, so a run may
+    keep it for the next over the same files (`memcli list` does)."""
+
+    groups: tuple[DuplicateGroup, ...]
+    membership: Mapping[int, int]  # entry index -> index into groups
+    core_groups: frozenset[int]
+    recurring: Mapping[str, int]
+
+
+def standing(
+    files: Sequence[tuple[MemoryFile, Document]],
+    policy: Policy,
+    rules: Rules,
+    mapper: Mapper = serial_map,
+    facts: Mapping[str, TextFacts] | None = None,
+    memo: Memo | None = None,
+) -> Standing:
+    """The duplicate groups and the routine learnt from recurrence (see `Standing`)."""
+    if facts is None:
+        facts = read_texts(files, rules, True, mapper)
+    recurring = learn_routine(files, facts, rules)
+    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts, recurring, memo)
+    membership: dict[int, int] = {}
+    for n, group in enumerate(groups):
+        membership[group.keep] = n
+        for i, _ in group.duplicates:
+            membership[i] = n
+    core_groups = frozenset(
+        n
+        for n, group in enumerate(groups)
+        if any(entries[i][0].role is Role.CORE for i in (group.keep, *(d for d, _ in group.duplicates)))
+    )
+    return Standing(tuple(groups), membership, core_groups, recurring)
+
+
 def analyse(
     files: Sequence[tuple[MemoryFile, Document]],
     policy: Policy,
@@ -176,35 +217,25 @@ def analyse(
     mapper: Mapper = serial_map,
     facts: Mapping[str, TextFacts] | None = None,
     memo: Memo | None = None,
+    found: Standing | None = None,
 ) -> Analysis:
     """Assess every entry at `now_local` (naive, in the user's time zone); with
     `only_duplicates`, only those in a duplicate group are scored (what `dedupe` shows).
     `facts` are the texts already read (`read_texts` with a scan, or the same made while
     the files were parsed). `memo`: what the judgement worked out from each text, and each
-    pair, last time (core.memo); the planner goes on with it."""
+    pair, last time (core.memo); the planner goes on with it. `found`: the Standing of these
+    very files, when a run before worked it out (else it is worked out here)."""
     memo = memo or Memo()
     if facts is None:
         facts = read_texts(files, rules, not only_duplicates, mapper)
-    recurring = learn_routine(files, facts, rules)
-    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts, recurring, memo)
-    membership: dict[int, int] = {}
-    for n, group in enumerate(groups):
-        membership[group.keep] = n
-        for i, _ in group.duplicates:
-            membership[i] = n
-    core_groups = {
-        n
-        for n, group in enumerate(groups)
-        if any(entries[i][0].role is Role.CORE for i in (group.keep, *(d for d, _ in group.duplicates)))
-    }
-    picked = sorted(membership) if only_duplicates else range(len(entries))
+    if found is None:
+        found = standing(files, policy, rules, mapper, facts, memo)
+    entries = [(f, e) for f, doc in files for e in doc.entries]
+    picked = sorted(found.membership) if only_duplicates else range(len(entries))
     position = {i: k for k, i in enumerate(picked)}
-    assessor = _Assessor(policy, rules, now_local, recurring)
+    assessor = Assessor(policy, rules, now_local, found)
     assessor.scans.update((t, (f.scoring, f.signals)) for t, f in facts.items() if f.signals is not None)
-    assessed = tuple(
-        assessor.assess(*entries[i], groups, membership.get(i), membership.get(i) in core_groups)
-        for i in picked
-    )
+    assessed = tuple(assessor.assess(*entries[i], i) for i in picked)
     return Analysis(
         assessed,
         tuple(
@@ -215,45 +246,60 @@ def analyse(
                 g.first_seen,
                 g.last_seen,
             )
-            for g in groups
+            for g in found.groups
         ),
         facts,
         memo,
+        found,
     )
 
 
-class _Assessor:
+def assess_in_order(
+    files: Iterable[tuple[MemoryFile, Document, Mapping[str, TextFacts]]],
+    found: Standing,
+    policy: Policy,
+    rules: Rules,
+    now_local: datetime,
+) -> Iterator[Assessed]:
+    """Every entry assessed as `analyse` assesses it, one file at a time: what `found` was
+    worked out from, in its order, each file with the facts of its texts (or none: they are
+    read again). Only one file's entries and facts are held at a time."""
+    assessor = Assessor(policy, rules, now_local, found)
+    i = 0
+    for file, doc, facts in files:
+        assessor.scans = {t: (f.scoring, f.signals) for t, f in facts.items() if f.signals is not None}
+        for entry in doc.entries:
+            yield assessor.assess(file, entry, i)
+            i += 1
+
+
+class Assessor:
     """Scores, tiers and decays entries one by one, reusing the scan of a text seen before."""
 
-    def __init__(
-        self, policy: Policy, rules: Rules, now_local: datetime, recurring: Mapping[str, int] | None = None
-    ) -> None:
+    def __init__(self, policy: Policy, rules: Rules, now_local: datetime, found: Standing) -> None:
         self.policy = policy
         self.rules = rules
         self.now_local = now_local
         self.today = now_local.date()
         self.scans: dict[str, tuple[str, dict[str, str]]] = {}
-        self.recurring = recurring or {}
+        self.found = found
 
     def scan(self, text: str) -> tuple[str, dict[str, str]]:
         t = scoring_text(text)
         return t, self.rules.scan(t)
 
-    def assess(
-        self,
-        file: MemoryFile,
-        entry: Entry,
-        groups: Sequence[DuplicateGroup],
-        g: int | None,
-        in_core_group: bool,
-    ) -> Assessed:
+    def assess(self, file: MemoryFile, entry: Entry, i: int) -> Assessed:
+        """Entry i (its index among every entry of the files `found` was worked out from)."""
         policy = self.policy
         in_core = file.role is Role.CORE
+        found = self.found
+        g = found.membership.get(i)
         mentions: int = 0
         first: date | None = None
         last: date | None = None
         if g is not None:
-            mentions, first, last = groups[g].mentions, groups[g].first_seen, groups[g].last_seen
+            group = found.groups[g]
+            mentions, first, last = group.mentions, group.first_seen, group.last_seen
         elif entry.date is not None and not in_core:
             mentions, first, last = 1, entry.date, entry.date
         scanned = self.scans.get(entry.text)
@@ -267,8 +313,8 @@ class _Assessor:
             today=self.today,
             written=entry.date,
             mentions=mentions,
-            repeats_core=in_core_group and not in_core,
-            recurring=0 if in_core else self.recurring.get(entry.text, 0),
+            repeats_core=g is not None and g in found.core_groups and not in_core,
+            recurring=0 if in_core else found.recurring.get(entry.text, 0),
         )
         evergreen = file.evergreen or entry.pinned
         age = 0.0 if evergreen else age_days(entry.date, entry.time, self.now_local)
