@@ -10,6 +10,10 @@ written for that day, and the next morning's gc is timed:
   baseline, measured in the same run;
 - warm: `gc --dry-run` with them (the note cache and the judgement's memo, core.memo);
 - applied: `gc --force` with them;
+- again: `gc --dry-run` and `list --json` a second time over the same files (a dry run,
+  then gc; list after list): what the first run worked out of the whole workspace
+  (core.analysis.Standing) is not worked out again, and list streams note by note;
+- `list --json` after the new note (the caches warm, the Standing not);
 
 beside the floor, `cat` of every note. Medians of --runs runs, with peak memory.
 
@@ -57,7 +61,18 @@ def _time(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def bench(preset: str, runs: int, never_gced: bool = False) -> str:
+# (label, with memcli's caches, arguments, timed as the second run over the same files)
+RUNS = (
+    ("cold: gc --dry-run, no cache", False, ("gc", "--dry-run"), False),
+    ("warm: gc --dry-run", True, ("gc", "--dry-run"), False),
+    ("warm: gc applied", True, ("gc", "--force"), False),
+    ("warm: gc --dry-run again, no change since", True, ("gc", "--dry-run"), True),
+    ("warm: list --json", True, ("--json", "list"), False),
+    ("warm: list --json again, no change since", True, ("--json", "list"), True),
+)
+
+
+def bench(preset: str, runs: int, never_gced: bool = False, commands: Sequence[str] = ("gc", "list")) -> str:
     source, manifest = ensure_workspace(preset)
     morning = next_morning(manifest)
     day = date.fromisoformat(morning[:10])
@@ -82,20 +97,23 @@ def bench(preset: str, runs: int, never_gced: bool = False) -> str:
 
         cat = median(measure(["cat", *note_files(gced)], 1)[0] for _ in range(max(runs, 5)))
         rows = []
-        for label, caches, args in (
-            ("cold: gc --dry-run, no cache", False, ("gc", "--dry-run")),
-            ("warm: gc --dry-run", True, ("gc", "--dry-run")),
-            ("warm: gc applied", True, ("gc", "--force")),
-        ):
-            timed = [run_once([*fresh(caches), *args]) for _ in range(runs)]
+        for label, caches, args, again in RUNS:
+            if not any(c in args for c in commands):
+                continue
+            timed = []
+            for _ in range(runs):
+                argv = fresh(caches)
+                if again:  # a first run over these very files, not timed
+                    run_once([*argv, *args])
+                timed.append(run_once([*argv, *args]))
             rows.append((label, median(t for t, _ in timed), max(m for _, m in timed)))
-    cold = rows[0][1]
+    cold = rows[0][1]  # the first row run: the baseline the others are set beside
     since = "a first gc (never gc'ed: every note still live)" if never_gced else "last night's gc"
     lines = [
         f"{preset}, one new note before {since}; {machine()}; medians of {runs} runs; "
         f"floor `cat` of every note {_time(cat)} (same run)",
         "",
-        "| run | median | peak memory | × cat | vs cold |",
+        f"| run | median | peak memory | × cat | vs {rows[0][0].split(':')[0]} |",
         "|---|---|---|---|---|",
     ]
     for label, seconds, mb in rows:
@@ -114,12 +132,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="no gc last night: every note is still live (the caches warmed by a dry run)",
     )
+    parser.add_argument(
+        "--commands",
+        default="gc,list",
+        help="which runs: gc, list or both (comma-separated); the first row is the baseline",
+    )
     parser.add_argument("--write", type=Path, help="put the table in this file (between nightly marks)")
     args = parser.parse_args(argv)
-    report = bench(args.preset, args.runs, args.never_gced)
+    commands = tuple(c.strip() for c in args.commands.split(",") if c.strip())
+    report = bench(args.preset, args.runs, args.never_gced, commands)
     print(report)
     if args.write:
-        write_block(args.write, f"nightly-{args.preset}{'-never-gced' if args.never_gced else ''}", report)
+        name = f"nightly-{args.preset}{'-never-gced' if args.never_gced else ''}"
+        if commands != ("gc", "list"):
+            name += "-" + "-".join(commands)
+        write_block(args.write, name, report)
     return 0
 
 
