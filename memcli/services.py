@@ -201,7 +201,7 @@ def analysed(
 ) -> Analysis:
     """`analyse` of these files, by the Standing (core.analysis) a run before worked out of
     these very files, byte for byte, when the memo holds it; else worked out, and kept."""
-    key = workspace_key(((p.file, p.state.data) for p in files), scan=not only_duplicates)
+    key = workspace_key(((p.file, file_key(p.state.data)) for p in files), scan=not only_duplicates)
     known = known_standing(memo, key)
     analysis = analyse(
         [(p.file, p.doc) for p in files],
@@ -231,11 +231,12 @@ def known_standing(memo: Memo, key: str) -> Standing | None:
 
 def workspace_key(files: Iterable[tuple[MemoryFile, bytes]], scan: bool = True) -> str:
     """What a workspace's analysis rests on besides the rules, policy and code: each file
-    (its place, role and date) and its bytes, and whether its texts were scanned by the
-    scoring rules (`dedupe` reads them without: routine by the routine rule alone)."""
+    (its place, role and date) and its bytes (by their `file_key`), and whether its texts
+    were scanned by the scoring rules (`dedupe` reads them without: routine by the routine
+    rule alone)."""
     digest = hashlib.sha256()
-    for file, data in files:
-        digest.update(repr(file).encode() + b"\0" + file_key(data))
+    for file, sha in files:
+        digest.update(repr(file).encode() + b"\0" + sha)
     return f"{'scanned' if scan else 'read'}:{digest.hexdigest()}"
 
 
@@ -252,14 +253,12 @@ def listed(run: Runtime) -> Iterable[Assessed]:
     note is held. Otherwise the whole workspace is analysed (`assess`), and its Standing
     kept for the next run."""
     chosen = [f for f in scan_layout(run.root).files if is_memory(f)]
-    keys = [(f, _read(run, f)[0].data) for f in chosen]
-    key = workspace_key(keys)
+    shas = [(f, file_key(_read(run, f)[0].data)) for f in chosen]
     with remembered(run) as memo:
-        found = known_standing(memo, key)
+        found = known_standing(memo, workspace_key(shas))
     if found is None:
         return assess(run)[1].assessed  # (which keeps the Standing for the next run)
-    expected = {f.rel: file_key(data) for f, data in keys}
-    del keys
+    expected = {f.rel: sha for f, sha in shas}
     return assess_in_order(_read_again(run, chosen, expected), found, run.policy, run.rules, run.now_local)
 
 
