@@ -243,23 +243,23 @@ def workspace_key(files: Iterable[tuple[MemoryFile, bytes]], scan: bool = True) 
 STANDING = "analysis.standing"  # the memo's table of a workspace's Standing, by workspace_key
 
 
-def listed(run: Runtime) -> Iterable[Assessed]:
+def listed(run: Runtime, wanted: Callable[[str], bool] = lambda rel: True) -> Iterable[Assessed]:
     """Every entry of the memory files assessed, in file order (what `memcli list` shows).
 
     When the memory files are byte for byte what a run before analysed (a `list`, a `gc`),
     what the assessment needs from the whole workspace (core.analysis.Standing: duplicate
     groups, routine by recurrence) is what that run worked out, kept in the memo, and the
     entries are assessed one file at a time as they are read again: no more than one
-    note is held. Otherwise the whole workspace is analysed (`assess`), and its Standing
-    kept for the next run."""
+    note is held, and a note `wanted` (its path) turns down is not read again. Otherwise
+    the whole workspace is analysed (`assess`), and its Standing kept for the next run."""
     chosen = [f for f in scan_layout(run.root).files if is_memory(f)]
     shas = [(f, file_key(_read(run, f)[0].data)) for f in chosen]
     with remembered(run) as memo:
         found = known_standing(memo, workspace_key(shas))
     if found is None:
         return assess(run)[1].assessed  # (which keeps the Standing for the next run)
-    expected = {f.rel: sha for f, sha in shas}
-    return assess_in_order(_read_again(run, chosen, expected), found, run.policy, run.rules, run.now_local)
+    again = [(k, f, sha) for k, (f, sha) in enumerate(shas) if wanted(f.rel)]
+    return assess_in_order(_read_again(run, again), found, run.policy, run.rules, run.now_local)
 
 
 def _read(run: Runtime, file: MemoryFile) -> tuple[FileState, str]:
@@ -269,24 +269,25 @@ def _read(run: Runtime, file: MemoryFile) -> tuple[FileState, str]:
 
 
 def _read_again(
-    run: Runtime, files: Sequence[MemoryFile], expected: Mapping[str, bytes]
-) -> Iterator[tuple[MemoryFile, Document, dict[str, TextFacts]]]:
-    """Each file read again, with its texts' facts, as the note cache holds them (or parsed,
-    its facts read as they are asked for); a file that changed since it was first read
-    stops the run: what was worked out from the whole workspace no longer holds."""
+    run: Runtime, files: Sequence[tuple[int, MemoryFile, bytes]]
+) -> Iterator[tuple[int, MemoryFile, Document, dict[str, TextFacts]]]:
+    """Each file (its place k, and the hash it had when first read) read again, with its
+    texts' facts, as the note cache holds them (or parsed, its facts read as they are asked
+    for); a file that changed since it was first read stops the run: what was worked out
+    from the whole workspace no longer holds."""
     cache = NoteCache(run.root, run.policy.rules, True, writable=False)
     try:
-        for file in files:
+        for k, file, expected in files:
             state, text = _read(run, file)
             sha = file_key(state.data)
-            if sha != expected[file.rel]:
+            if sha != expected:
                 raise ConflictError(f"{file.rel} changed while it was listed", "run the command again")
             known = cache.get(sha)
             doc = rebuild(text, file.rel, file.date, known.outline) if known is not None else None
             if known is not None and doc is not None:
-                yield file, doc, {t: TextFacts(*fields) for t, fields in known.facts.items()}
+                yield k, file, doc, {t: TextFacts(*fields) for t, fields in known.facts.items()}
             else:
-                yield file, parse(text, file.rel, file.date), {}
+                yield k, file, parse(text, file.rel, file.date), {}
     finally:
         cache.close()
 

@@ -162,6 +162,11 @@ def test_list_keeps_what_it_learnt_of_the_whole_workspace_and_uses_it(cli: Invok
         db.execute("DELETE FROM memo_tables WHERE name != ?", (STANDING,))
     assert as_json(cli(*args)) == first
     assert set(memo_rows(root)) == {STANDING}, "nothing worked out again"
+    note = f"memory/{DAYS[3]}.md"  # only the notes asked for are read again, by their place
+    picked = as_json(cli(*args, "--file", note, "--sort", "decayed"))["entries"]
+    assert picked and picked == sorted(
+        (e for e in first["entries"] if e["file"] == note), key=lambda e: (-e["decayed"], e["line"])
+    )
     with open(root / "memory" / f"{DAYS[0]}.md", "a", encoding="utf-8") as f:
         f.write(LINES[3] + "\n")
     again = as_json(cli(*args))
@@ -173,11 +178,11 @@ def test_a_note_that_changes_while_list_reads_it_stops_the_list(tmp_path: Path) 
     root = workspace(tmp_path / "ws")
     run = open_runtime(GlobalOptions(workspace=str(root), now=NOW), environ={}, root=root)
     files = [f for f in scan_layout(root).files if f.is_memory]
-    expected = {f.rel: file_key((root / f.rel).read_bytes()) for f in files}
-    assert len(list(_read_again(run, files, expected))) == len(files)
+    expected = [(k, f, file_key((root / f.rel).read_bytes())) for k, f in enumerate(files)]
+    assert [k for k, *_ in _read_again(run, expected)] == list(range(len(files)))
     (root / files[-1].rel).write_text("# changed\n\n- another line\n", encoding="utf-8")
     with pytest.raises(ConflictError, match="changed while it was listed"):
-        list(_read_again(run, files, expected))
+        list(_read_again(run, expected))
 
 
 class _Planted:

@@ -76,7 +76,7 @@ def list_entries(
     )
     run = runtime(ctx)
     out = output(ctx)
-    chosen: Iterable[Assessed] = (a for a in listed(run) if selection(a))
+    chosen: Iterable[Assessed] = (a for a in listed(run, selection.matches_file) if selection(a))
     key = _sort_key(sort)
     if key is not None:
         chosen = sorted(chosen, key=key)

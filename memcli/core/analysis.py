@@ -10,6 +10,7 @@ import fnmatch
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from itertools import accumulate
 
 from memcli.core.decay import age_days, decayed_score, is_stale
 from memcli.core.entries import Document, Entry
@@ -180,6 +181,7 @@ class Standing:
     membership: Mapping[int, int]  # entry index -> index into groups
     core_groups: frozenset[int]
     recurring: Mapping[str, int]
+    sizes: tuple[int, ...]  # each file's number of entries, in order
 
 
 def standing(
@@ -205,7 +207,8 @@ def standing(
         for n, group in enumerate(groups)
         if any(entries[i][0].role is Role.CORE for i in (group.keep, *(d for d, _ in group.duplicates)))
     )
-    return Standing(tuple(groups), membership, core_groups, recurring)
+    sizes = tuple(len(doc.entries) for _, doc in files)
+    return Standing(tuple(groups), membership, core_groups, recurring, sizes)
 
 
 def analyse(
@@ -255,22 +258,24 @@ def analyse(
 
 
 def assess_in_order(
-    files: Iterable[tuple[MemoryFile, Document, Mapping[str, TextFacts]]],
+    files: Iterable[tuple[int, MemoryFile, Document, Mapping[str, TextFacts]]],
     found: Standing,
     policy: Policy,
     rules: Rules,
     now_local: datetime,
 ) -> Iterator[Assessed]:
-    """Every entry assessed as `analyse` assesses it, one file at a time: what `found` was
-    worked out from, in its order, each file with the facts of its texts (or none: they are
-    read again). Only one file's entries and facts are held at a time."""
+    """The entries of files `found` was worked out from assessed as `analyse` assesses
+    them, one file at a time: each file with its place k among them (in order; any may be
+    left out) and the facts of its texts (or none: they are read again). Only one file's
+    entries and facts are held at a time."""
     assessor = Assessor(policy, rules, now_local, found)
-    i = 0
-    for file, doc, facts in files:
+    starts = list(accumulate(found.sizes, initial=0))
+    for k, file, doc, facts in files:
+        if len(doc.entries) != found.sizes[k]:
+            raise ValueError(f"{file.rel} is not the file the duplicate groups were worked out from")
         assessor.scans = {t: (f.scoring, f.signals) for t, f in facts.items() if f.signals is not None}
-        for entry in doc.entries:
+        for i, entry in enumerate(doc.entries, starts[k]):
             yield assessor.assess(file, entry, i)
-            i += 1
 
 
 class Assessor:
