@@ -54,6 +54,9 @@ def test_items_that_come_one_by_one_stream_the_same_bytes(n: int) -> None:
     first = next(chunks)
     assert len(taken) <= output.BIG_LIST + 1  # a long list is not read whole before it is written
     assert first + "".join(chunks) == whole
+    # a sorted list keeps each item's JSON, not the item: the same bytes from those
+    encoded = (output.compact(item) for item in items)
+    assert "".join(output.json_stream_chunks("entries", encoded, str, encoded=True)) == whole
 
 
 def test_a_streamed_list_makes_each_item_only_when_its_chunk_is_written() -> None:

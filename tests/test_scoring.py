@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -260,5 +261,17 @@ def test_list_sorts_by_decayed_score_and_filters_by_tier_and_staleness(cli: Invo
     assert len(pnpm) == 4 and all(e["mentions"] == 4 and e["last_seen"] == "2026-10-21" for e in pnpm)
     core = [e for e in everything if e["file"] == "MEMORY.md"]
     assert core and all(e["tier"] == "core" and e["evergreen"] and e["decayed"] == e["score"] for e in core)
+    # every order is the full list's, sorted (a long sorted list keeps each entry's JSON)
+    assert len(everything) > 200
+    by_decayed = as_json(cli(*base, "--sort", "decayed"))["entries"]
+    place = lambda e: (e["file"], e["line"])  # noqa: E731
+    assert sorted(by_decayed, key=place) == everything  # (the JSON's decayed is rounded)
+    assert all(a["decayed"] >= b["decayed"] for a, b in pairwise(by_decayed))
+    orders = {
+        "score": lambda e: (-e["score"], e["file"], e["line"]),
+        "date": lambda e: (e["date"] or "0000", e["time"] or "", e["file"], e["line"]),
+    }
+    for order, key in orders.items():
+        assert as_json(cli(*base, "--sort", order))["entries"] == sorted(everything, key=key), order
     old = next(e for e in everything if e["date"] == "2026-09-01" and e["score"] > 0)
     assert old["decayed"] < old["score"]  # two months old: about a quarter is left

@@ -12,7 +12,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
-from typing import IO, Any, Protocol, TypeVar
+from typing import IO, Any, Protocol, TypeVar, cast
 
 import typer
 
@@ -84,19 +84,32 @@ def _list_chunks(items: Sequence[T], to_json: Callable[[T], Any]) -> Iterator[st
     yield "\n  ]"
 
 
-def json_stream_chunks(key: str, items: Iterable[T], to_json: Callable[[T], Any]) -> Iterator[str]:
+def compact(value: Any) -> str:
+    """One item of a long list as `json_stream_chunks` writes it (one line)."""
+    return _COMPACT.encode(value)
+
+
+def json_stream_chunks(
+    key: str, items: Iterable[T], to_json: Callable[[T], Any], encoded: bool = False
+) -> Iterator[str]:
     """`json_list_chunks` of items that come one by one (`memcli list` reading note after
-    note): the same bytes, with no more than a chunk of items held at once."""
+    note): the same bytes, with no more than a chunk of items held at once. `encoded`:
+    the items are their JSON already (`compact`), as a sorted list keeps them."""
     it = iter(items)
     head = list(islice(it, BIG_LIST + 1))
     if len(head) <= BIG_LIST:
-        yield from json_list_chunks(key, head, to_json)
+        read: Callable[[T], Any] = cast(Callable[[T], Any], json.loads) if encoded else to_json
+        yield from json_list_chunks(key, head, read)
         return
+
+    def line(item: Any) -> str:
+        return "\n    " + (item if encoded else _dump(to_json(item)))
+
     yield "{" + f"\n  {_dump(key)}: " + "["
     first = True
     chunk = head
     while chunk:
-        yield ("" if first else ",") + ",".join("\n    " + _dump(to_json(item)) for item in chunk)
+        yield ("" if first else ",") + ",".join(line(item) for item in chunk)
         first = False
         chunk = list(islice(it, CHUNK_LINES))
     yield "\n  ]" + "\n}\n"
@@ -201,10 +214,12 @@ class Output:
         for chunk in json_list_chunks(key, items, to_json):
             write_stdout(chunk)
 
-    def json_stream(self, key: str, items: Iterable[T], to_json: Callable[[T], Any]) -> None:
+    def json_stream(
+        self, key: str, items: Iterable[T], to_json: Callable[[T], Any], encoded: bool = False
+    ) -> None:
         """`json_list` of items made as they are written (see `json_stream_chunks`)."""
         self._settle()
-        for chunk in json_stream_chunks(key, items, to_json):
+        for chunk in json_stream_chunks(key, items, to_json, encoded):
             write_stdout(chunk)
 
     def line(self, text: str = "") -> None:
