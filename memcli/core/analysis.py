@@ -175,7 +175,7 @@ class Standing:
     (indices into every entry, in file order), the group of each entry in one, the groups
     MEMORY.md has a member of, and the texts routine by their recurrence. It depends on
     the files' contents, the rules and the policy only, never on the clock, so a run may
-    keep it for the next over the same files (`memcli list` does)."""
+    keep it for the next over the same files (list, dedupe and gc do: services.analysed)."""
 
     groups: tuple[DuplicateGroup, ...]
     membership: Mapping[int, int]  # entry index -> index into groups
