@@ -50,7 +50,14 @@ from memcli.workspace.cache import Fresh, NoteCache, file_key
 from memcli.workspace.files import FileState, read_text
 from memcli.workspace.layout import scan as scan_layout
 from memcli.workspace.memo_store import MemoStore, memo_stamp
-from memcli.workspace.snapshot import ParsedFile, Parser, Snapshot, is_memory, take_snapshot
+from memcli.workspace.snapshot import (
+    ParsedFile,
+    Parser,
+    Snapshot,
+    is_memory,
+    read_unparsed,
+    take_snapshot,
+)
 from memcli.workspace.templates import find_template, render_digest
 from memcli.workspace.transaction import ledger_events, load_history, trash_records
 
@@ -253,19 +260,13 @@ def listed(run: Runtime, wanted: Callable[[str], bool] = lambda rel: True) -> It
     note is held, and a note `wanted` (its path) turns down is not read again. Otherwise
     the whole workspace is analysed (`assess`), and its Standing kept for the next run."""
     chosen = [f for f in scan_layout(run.root).files if is_memory(f)]
-    shas = [(f, file_key(_read(run, f)[0].data)) for f in chosen]
+    shas = [(f, file_key(read_unparsed(run.root, f, run.policy.max_file_bytes)[0].data)) for f in chosen]
     with remembered(run) as memo:
         found = known_standing(memo, workspace_key(shas))
     if found is None:
         return assess(run)[1].assessed  # (which keeps the Standing for the next run)
     again = [(k, f, sha) for k, (f, sha) in enumerate(shas) if wanted(f.rel)]
     return assess_in_order(_read_again(run, again), found, run.policy, run.rules, run.now_local)
-
-
-def _read(run: Runtime, file: MemoryFile) -> tuple[FileState, str]:
-    return read_text(
-        run.root / file.rel, run.root, run.policy.max_file_bytes, allow_outside=file.role is Role.BOOTSTRAP
-    )
 
 
 def _read_again(
@@ -278,7 +279,7 @@ def _read_again(
     cache = NoteCache(run.root, run.policy.rules, True, writable=False)
     try:
         for k, file, expected in files:
-            state, text = _read(run, file)
+            state, text = read_unparsed(run.root, file, run.policy.max_file_bytes)
             sha = file_key(state.data)
             if sha != expected:
                 raise ConflictError(f"{file.rel} changed while it was listed", "run the command again")

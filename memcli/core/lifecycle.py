@@ -20,7 +20,7 @@ import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timedelta
 from fnmatch import fnmatchcase
 from typing import Any
@@ -574,23 +574,13 @@ class _Planner:
     def judge_importance(self, a: Assessed) -> importance.Verdict:
         """judgement.importance's label, or last run's for the same arguments (core.memo):
         the text, where it stands, how it scored and how often it was said."""
-        entry, scored = a.entry, a.scored
-        cues = tuple(sorted(scored.cues.items())) if scored.cues is not None else None
-        key = (
-            entry.text,
-            entry.kind,
-            tuple(entry.section),
-            a.mentions,
-            entry.done,
-            scored.score,
-            scored.reasons,
-            scored.remember,
-            scored.noise,
-            scored.routine,
-            scored.explicit,
-            scored.signals,
-            cues,
+        entry = a.entry
+        # every field of the score, whatever fields it gains (a mapping as its sorted items)
+        scored = tuple(
+            tuple(sorted(v.items())) if isinstance(v, Mapping) else v
+            for v in (getattr(a.scored, f.name) for f in fields(a.scored))
         )
+        key = (entry.text, entry.kind, tuple(entry.section), a.mentions, entry.done, *scored)
         found: importance.Verdict = self._importance.get(key, self._judge_importance, a)
         return found
 

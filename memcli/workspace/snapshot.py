@@ -48,10 +48,15 @@ def parse_file(file: MemoryFile, state: FileState, text: str) -> Document:
 
 
 def read_file(root: Path, file: MemoryFile, max_bytes: int, parser: Parser = parse_file) -> ParsedFile:
-    """Read and parse one file. Bootstrap files, which memcli never writes, may be links out
-    of the workspace (a shared AGENTS.md); every other file must resolve inside it."""
-    state, text = read_text(root / file.rel, root, max_bytes, allow_outside=file.role is Role.BOOTSTRAP)
+    """Read and parse one file (see `read_unparsed`)."""
+    state, text = read_unparsed(root, file, max_bytes)
     return ParsedFile(file, state, parser(file, state, text))
+
+
+def read_unparsed(root: Path, file: MemoryFile, max_bytes: int) -> tuple[FileState, str]:
+    """One file's state and text. Bootstrap files, which memcli never writes, may be links
+    out of the workspace (a shared AGENTS.md); every other file must resolve inside it."""
+    return read_text(root / file.rel, root, max_bytes, allow_outside=file.role is Role.BOOTSTRAP)
 
 
 def is_memory(file: MemoryFile) -> bool:
