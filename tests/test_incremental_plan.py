@@ -22,6 +22,7 @@ from memcli.runtime import open_runtime
 from memcli.services import STANDING, _read_again
 from memcli.workspace.cache import file_key
 from memcli.workspace.layout import scan as scan_layout
+from memcli.workspace.memo_store import MemoStore, memo_stamp
 
 COMMANDS = (["gc", "--dry-run"], ["list"], ["dedupe"])
 
@@ -147,6 +148,30 @@ def test_an_unchanged_workspace_finds_every_answer_it_needs(cli: Invoke, tmp_pat
     os.utime(root / "MEMORY.md", ns=(0, 0))  # a touched file, not a changed one
     assert outputs(cli, root) == first
     assert memo_rows(root) == stored
+
+
+def test_loaded_tables_share_their_texts_and_hold_what_was_stored(cli: Invoke, tmp_path: Path) -> None:
+    """Each table is a pickle of its own; loaded, a text that keys several tables (or is
+    one side of a judged pair) is one object, and each table holds what was stored."""
+    root = workspace(tmp_path / "ws")
+    outputs(cli, root)
+    stored = memo_rows(root)
+    run = open_runtime(GlobalOptions(workspace=str(root), now=NOW), environ={}, root=root)
+    store = MemoStore(root, memo_stamp(run.policy))
+    names = ("duplicates.status", "duplicates.values", "duplicates.sketch", "duplicates.judged")
+    loaded = {name: store.load(name) for name in names}
+    for name, table in loaded.items():
+        assert table == pickle.loads(stored[name]), name
+    status, values, judged = (
+        loaded["duplicates.status"],
+        loaded["duplicates.values"],
+        loaded["duplicates.judged"],
+    )
+    assert status is not None and values is not None and judged is not None
+    by_text = {key: key for key in values}
+    assert status and all(by_text[key] is key for key in status)
+    assert judged and all(by_text.get(a, a) is a and by_text.get(b, b) is b for a, b in judged)
+    assert any(a in by_text for a, _ in judged)
 
 
 def test_list_keeps_what_it_learnt_of_the_whole_workspace_and_uses_it(cli: Invoke, tmp_path: Path) -> None:

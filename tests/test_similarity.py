@@ -14,8 +14,17 @@ from rapidfuzz.fuzz import ratio
 
 from conftest import NOW, REPO, Invoke, as_json
 from memcli.core.judgement.duplicates import judge
-from memcli.core.judgement.wording import Shape, shape, sketch, value_keys
-from memcli.core.similarity import Item, candidate_pairs, duplicate_groups, normalise, polarity, values
+from memcli.core.judgement.wording import Shape, shape, sketch, status_marks, value_keys
+from memcli.core.similarity import (
+    Blocking,
+    Candidates,
+    Item,
+    candidate_pairs,
+    duplicate_groups,
+    normalise,
+    polarity,
+    values,
+)
 
 D1, D2, D3 = date(2026, 9, 1), date(2026, 9, 8), date(2026, 9, 15)
 
@@ -250,6 +259,28 @@ def test_blocking_finds_the_duplicate_pairs_all_pairs_comparison_finds() -> None
         truth_total += len(truth)
     assert truth_total > 300
     assert found_total >= 0.99 * truth_total
+
+
+def test_equal_statuses_are_one_object() -> None:
+    """The memo keeps a status for every text: equal ones are one object, stored once."""
+    assert status_marks("- [x] shipped ✅") is status_marks("✅ 已上线")
+    assert status_marks("- [ ] 待办") is status_marks("- [ ] todo") == frozenset({"open"})
+    assert status_marks("plain") is status_marks("普通") == frozenset()
+
+
+def test_candidates_are_every_pair_the_blocking_proposes_once_in_order() -> None:
+    """Candidates keeps, for each entry, the later entries to judge it against: the pairs
+    are those `near` proposes from either side, each once, as (smaller, larger), sorted."""
+    for seed in range(6):
+        rng = random.Random(seed)
+        texts = _reworded(rng, _random_corpus(rng, 80))
+        shapes = [shape(t) for t in texts]
+        features = [sketch(s.norm, s.values) for s in shapes]
+        blocking = Blocking(features, [value_keys(s.values) for s in shapes], 0.8)
+        proposed = {(min(i, j), max(i, j)) for i in range(len(texts)) for j in blocking.near(i)}
+        found = list(Candidates(blocking, len(texts)))
+        assert proposed and found == sorted(proposed)
+        assert len(Candidates(blocking, len(texts))) == len(proposed)
 
 
 def test_blocking_compares_few_pairs_on_real_notes(sample: Path) -> None:

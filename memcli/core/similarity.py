@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -468,11 +469,7 @@ def candidate_pairs(
     common: int = COMMON,
 ) -> Iterator[tuple[int, int]]:
     """Pairs (i, j), i < j, worth judging (see `Blocking`), each once."""
-    blocking = Blocking(features, value_sets, threshold, common)
-    found: set[tuple[int, int]] = set()
-    for i in range(len(features)):
-        found.update((i, j) if i < j else (j, i) for j in blocking.near(i))
-    yield from sorted(found)
+    yield from Candidates(Blocking(features, value_sets, threshold, common), len(features))
 
 
 # --- groups ----------------------------------------------------------------------------------
@@ -596,8 +593,11 @@ def duplicate_groups(
         threshold,
         days=[(k.routine, k.days) for k in unique],
     )
+    # what the blocking was built from is let go before the pairs are judged
+    del statuses, value_sets, sketches
+    memo.finish(*(f"duplicates.{n}" for n in ("status", "values", "sketch")))
     verify = _Verifier(unique, values, blocking, threshold, memo)
-    candidates = {(i, j) if i < j else (j, i) for i in range(len(unique)) for j in blocking.near(i)}
+    candidates = Candidates(blocking, len(unique))
     if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
         found = [verify.pairs(candidates)]  # (a run that knows most verdicts from the memo)
     else:  # each entry judges its own neighbours on every core (when `mapper` can)
@@ -605,7 +605,7 @@ def duplicate_groups(
         for pairs, judged in mapper(verify, [str(i) for i in range(len(unique))]):
             found.append(pairs)
             for a, b, verdict in judged:  # what a worker judged, for the next run
-                verify.verdicts.learn((unique[a].text, unique[b].text), verdict)
+                verify.verdicts.learn((unique[a].text, unique[b].text), verify.shared(verdict))
         # what the workers found in the memo: kept while both texts are in the workspace
         alive = {k.text for k in unique}
         verify.verdicts.keep(lambda pair: pair[0] in alive and pair[1] in alive)
@@ -635,6 +635,25 @@ def duplicate_groups(
     return sorted(groups, key=lambda g: g.keep)
 
 
+class Candidates:
+    """The pairs (a, b), a < b, that the blocking proposes, each once: for each entry, the
+    later entries to judge it against, as an array of their indices (a set of pairs as
+    tuples holds ten times the memory)."""
+
+    def __init__(self, blocking: Blocking, size: int) -> None:
+        later = [array("i") for _ in range(size)]
+        for i in range(size):
+            for j in blocking.near(i):
+                later[min(i, j)].append(max(i, j))
+        self.later = [array("i", sorted(set(js))) if js else js for js in later]
+
+    def __len__(self) -> int:
+        return sum(map(len, self.later))
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return ((a, b) for a, js in enumerate(self.later) for b in js)
+
+
 class _Verifier:
     """Entry i's duplicates among those blocking proposes: (similarity, a, b) with a < b.
     Called with the entry's index as text, so that a mapper can run it in forked workers,
@@ -655,6 +674,7 @@ class _Verifier:
         self.shapes = _Shapes(unique, memo.table("duplicates.shape", stored=False))
         self.verdicts = memo.table("duplicates.judged")  # (text, text) -> (same, similarity)
         self.judged: list[tuple[int, int, tuple[bool, float]]] | None = None
+        self.verdict_objects: dict[tuple[bool, float], tuple[bool, float]] = {}
 
     def may_be_same(self, a: int, b: int) -> bool:
         """What rules a pair out before the verdict is asked: done and open, a routine event
@@ -699,7 +719,11 @@ class _Verifier:
         from memcli.core.judgement.duplicates import judge
 
         verdict = judge(self.shapes[a], self.shapes[b], self.threshold)
-        return verdict.same, verdict.similarity
+        return self.shared((verdict.same, verdict.similarity))
+
+    def shared(self, verdict: tuple[bool, float]) -> tuple[bool, float]:
+        """One object for equal verdicts: most are "not the same", and the memo keeps them all."""
+        return self.verdict_objects.setdefault(verdict, verdict)
 
     def __call__(self, index: str) -> tuple[list[tuple[float, int, int]], list[Any]]:
         """Entry `index`'s duplicates, and the verdicts judged here that were not known

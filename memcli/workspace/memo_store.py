@@ -134,6 +134,21 @@ class MemoStore:
         self.stamp = stamp
         self.key = _key(create=False)
         self.pruned = False
+        self.texts: dict[str, str] = {}  # every text a table loaded is keyed by, once
+
+    def _shared_keys(self, table: dict[Hashable, Any]) -> dict[Hashable, Any]:
+        """The table with each text of its keys one object across all its tables: each is a
+        pickle of its own, and most tables are keyed by the same texts (a decade's
+        duplicate tables hold 200 MB of copies of them otherwise)."""
+        texts = self.texts
+        shared: dict[Hashable, Any] = {}
+        for key, value in table.items():
+            if type(key) is str:
+                key = texts.setdefault(key, key)
+            elif type(key) is tuple and all(type(part) is str for part in key):
+                key = tuple(texts.setdefault(part, part) for part in key)
+            shared[key] = value
+        return shared
 
     def memo(self) -> Memo:
         return Memo(loader=self.load, sink=self.store)
@@ -156,7 +171,7 @@ class MemoStore:
             if not hmac.compare_digest(bytes(row[0]), _mac(self.key, self.stamp, name, data)):
                 return None
             table = _unpickled(data)
-            return table if isinstance(table, dict) else None
+            return self._shared_keys(table) if isinstance(table, dict) else None
         except (
             sqlite3.Error,
             OSError,

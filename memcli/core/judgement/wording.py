@@ -270,4 +270,8 @@ def status_marks(text: str) -> frozenset[str]:
         status.add("open")
     elif "[x]" in head or "[X]" in head:
         status.add("ok")
-    return frozenset(status)
+    found = frozenset(status)
+    return _STATUSES.setdefault(found, found)  # one object for each of the few statuses
+
+
+_STATUSES: dict[frozenset[str], frozenset[str]] = {}
