@@ -46,7 +46,7 @@ from memcli.errors import ConflictError
 from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.phases import phase
 from memcli.runtime import Runtime
-from memcli.workspace.cache import Fresh, NoteCache, file_key
+from memcli.workspace.cache import Fresh, NoteCache, file_key, shared_fields
 from memcli.workspace.files import FileState, read_text
 from memcli.workspace.layout import scan as scan_layout
 from memcli.workspace.memo_store import MemoStore, memo_stamp
@@ -150,7 +150,7 @@ def read_while_parsing(
         with phase(run.progress, "reading notes") as step:
             snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parser, step)
         with phase(run.progress, "reading entries"):
-            read = {**cached, **pipeline.results()}
+            read = {**cached, **{t: shared_fields(f) for t, f in pipeline.results().items()}}
         cache.put(
             (
                 Fresh(key, {t: read[t] for t in texts_to_read(doc)}, outline(doc, file.date))

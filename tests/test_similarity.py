@@ -23,6 +23,7 @@ from memcli.core.similarity import (
     duplicate_groups,
     normalise,
     polarity,
+    terms,
     values,
 )
 
@@ -276,7 +277,7 @@ def test_candidates_are_every_pair_the_blocking_proposes_once_in_order() -> None
         texts = _reworded(rng, _random_corpus(rng, 80))
         shapes = [shape(t) for t in texts]
         features = [sketch(s.norm, s.values) for s in shapes]
-        blocking = Blocking(features, [value_keys(s.values) for s in shapes], 0.8)
+        blocking = Blocking([terms(f) for f in features], [value_keys(s.values) for s in shapes], 0.8)
         proposed = {(min(i, j), max(i, j)) for i in range(len(texts)) for j in blocking.near(i)}
         found = list(Candidates(blocking, len(texts)))
         assert proposed and found == sorted(proposed)

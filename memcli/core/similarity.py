@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from array import array
 from collections import Counter, defaultdict
@@ -340,7 +341,7 @@ class Blocking:
 
     def __init__(
         self,
-        features: Sequence[Mapping[str, float]],
+        features: Sequence[Terms],
         value_sets: Sequence[Iterable[str]],
         threshold: float,
         common: int = COMMON,
@@ -373,7 +374,7 @@ class Blocking:
                 by_value[v].append(i)
             self.anchor.append(sorted(vs, key=value_rank.__getitem__)[:CONTAINED_KEYS])  # the rarest
         heavy = [
-            [f for f, w in fs.items() if w >= HEAVY] if not r else []
+            [f for f, w in zip(*fs, strict=True) if w >= HEAVY] if not r else []
             for fs, r in zip(features, self.routine, strict=True)
         ]
         counts: Counter[str] = Counter(chain.from_iterable(heavy))
@@ -386,21 +387,22 @@ class Blocking:
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[list[str]] = []
         self.probes: list[list[str]] = []
-        for weights, names, anchor in zip(features, heavy, self.anchor, strict=True):
+        for (all_names, all_weights), names, anchor in zip(features, heavy, self.anchor, strict=True):
             if anchor:
                 self.rarest.append([])
                 self.probes.append([])
                 continue
             names.sort(key=rank.__getitem__)  # the rarest first
             self.rarest.append(names[:CONTAINED_KEYS])
-            need, rest, prefix = sum(weights.values()) * share, sum(weights.values()), []
+            weights = dict(zip(all_names, all_weights, strict=True))
+            need, rest, prefix = sum(all_weights) * share, sum(all_weights), []
             for f in names:
                 prefix.append(f)
                 rest -= weights[f]
                 if rest < need - MAX_WEIGHT:
                     break
             self.probes.append([f for f in prefix if counts[f] <= common])
-        self.totals = [sum(fs.values()) for fs in features]
+        self.totals = [sum(weights) for _, weights in features]
         self.by_feature, self.by_value = by_feature, by_value
         self.sets: dict[str, set[int]] = {}
         self.value_sets: dict[str, set[int]] = {}
@@ -468,8 +470,10 @@ def candidate_pairs(
     threshold: float,
     common: int = COMMON,
 ) -> Iterator[tuple[int, int]]:
-    """Pairs (i, j), i < j, worth judging (see `Blocking`), each once."""
-    yield from Candidates(Blocking(features, value_sets, threshold, common), len(features))
+    """Pairs (i, j), i < j, worth judging (see `Blocking`), each once; `features`: each
+    entry's sketch (judgement.wording.sketch)."""
+    blocking = Blocking([terms(fs) for fs in features], value_sets, threshold, common)
+    yield from Candidates(blocking, len(features))
 
 
 # --- groups ----------------------------------------------------------------------------------
@@ -555,7 +559,7 @@ def duplicate_groups(
     judges each entry's candidates; a caller may run both in parallel. `memo`: each text's
     sketch, values and shape, and each pair's verdict, as worked out last time (core.memo).
     """
-    from memcli.core.judgement.wording import sketch, status_marks, value_keys
+    from memcli.core.judgement.wording import status_marks, value_keys
 
     memo = memo or Memo()
     statuses, value_sets, sketches = (memo.table(f"duplicates.{n}") for n in ("status", "values", "sketch"))
@@ -585,7 +589,10 @@ def duplicate_groups(
     # identifiers joined by hyphens (atlas-api) are words to the verdict, but rare enough
     # to find an entry's restatements by
     blocking = Blocking(
-        [sketches.get(k.text, sketch, k.norm, k.values) if not k.routine else {} for k in unique],
+        [
+            sketches.get(k.text, _sketch_terms, k.norm, k.values) if not k.routine else NO_TERMS
+            for k in unique
+        ],
         [
             vs | {v for v in k.values if "-" in v and v.replace("-", "").isalpha()}
             for vs, k in zip(values, unique, strict=True)
@@ -633,6 +640,23 @@ def duplicate_groups(
     groups = [g for g in (verify.group(m, items) for m in members.values()) if g is not None]
     memo.finish(*(f"duplicates.{n}" for n in ("status", "values", "sketch", "shape", "judged")))
     return sorted(groups, key=lambda g: g.keep)
+
+
+Terms = tuple[tuple[str, ...], Sequence[float]]  # a sketch's features, and their weights
+NO_TERMS: Terms = ((), array("d"))
+
+
+def terms(sketch: Mapping[str, float]) -> Terms:
+    """A sketch as the blocking reads it and the memo keeps it, in a third of the memory
+    of the mapping: each feature one string however many texts have it (the memo pickles
+    a string once), the weights one array (a float is an object of its own)."""
+    return tuple(map(sys.intern, sketch)), array("d", sketch.values())
+
+
+def _sketch_terms(norm: str, values: frozenset[str]) -> Terms:
+    from memcli.core.judgement.wording import sketch
+
+    return terms(sketch(norm, values))
 
 
 class Candidates:

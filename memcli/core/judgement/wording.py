@@ -13,6 +13,7 @@ the blocking, cheaply.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -203,7 +204,9 @@ def value_keys(values: frozenset[str]) -> frozenset[str]:
     (design-team, end-to-end) are words, not values. Remembered: sets of values recur."""
     found = _VALUE_KEYS.get(values)
     if found is None:
-        found = frozenset(_value(v) for v in values if not COMPOUND.fullmatch(v.removeprefix(NAME_MARK)))
+        found = frozenset(
+            sys.intern(_value(v)) for v in values if not COMPOUND.fullmatch(v.removeprefix(NAME_MARK))
+        )
         if len(_VALUE_KEYS) < 100_000:
             _VALUE_KEYS[values] = found
     return found
