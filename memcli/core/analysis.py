@@ -154,8 +154,12 @@ def find_duplicates(
                 done=e.done,
             )
         )
-    described = {t: fact.description for t, fact in facts.items()}
-    groups = [_lift(g, picked) for g in duplicate_groups(items, threshold, mapper, described, memo)]
+    groups = [
+        _lift(g, picked)
+        for g in duplicate_groups(
+            items, threshold, mapper, {t: fact.description for t, fact in facts.items()}, memo
+        )
+    ]
     return entries, groups
 
 

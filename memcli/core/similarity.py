@@ -373,26 +373,30 @@ class Blocking:
             }:
                 by_value[v].append(i)
             self.anchor.append(sorted(vs, key=value_rank.__getitem__)[:CONTAINED_KEYS])  # the rarest
-        heavy = [
-            [f for f, w in zip(*fs, strict=True) if w >= HEAVY] if not r else []
-            for fs, r in zip(features, self.routine, strict=True)
-        ]
-        counts: Counter[str] = Counter(chain.from_iterable(heavy))
-        rank = _ranks(counts)
-        by_feature: dict[str, list[int]] = defaultdict(list)
-        for i, names in enumerate(heavy):
-            for f in names:
+
+        def heavy(i: int) -> list[str]:
+            if self.routine[i]:
+                return []
+            names, weights = features[i]
+            return [f for f, w in zip(names, weights, strict=True) if w >= HEAVY]
+
+        # filed under each heavy feature (the postings as arrays: a list holds 8 bytes an entry)
+        by_feature: dict[str, array[int]] = defaultdict(lambda: array("i"))
+        for i in range(len(features)):
+            for f in heavy(i):
                 by_feature[f].append(i)
+        counts = {f: len(filed) for f, filed in by_feature.items()}
+        rank = _ranks(counts)
         dice = max(0.0, threshold - VALUE_SLACK)
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[list[str]] = []
         self.probes: list[list[str]] = []
-        for (all_names, all_weights), names, anchor in zip(features, heavy, self.anchor, strict=True):
+        for i, ((all_names, all_weights), anchor) in enumerate(zip(features, self.anchor, strict=True)):
             if anchor:
                 self.rarest.append([])
                 self.probes.append([])
                 continue
-            names.sort(key=rank.__getitem__)  # the rarest first
+            names = sorted(heavy(i), key=rank.__getitem__)  # the rarest first
             self.rarest.append(names[:CONTAINED_KEYS])
             weights = dict(zip(all_names, all_weights, strict=True))
             need, rest, prefix = sum(all_weights) * share, sum(all_weights), []
@@ -437,9 +441,9 @@ class Blocking:
                 seen.update(j for j in lists[0] if all(j in o for o in others))
         rarest = self.rarest[i]
         if rarest:
-            lists = sorted((self.by_feature[f] for f in rarest), key=len)
-            others = [self._set(f) for f in rarest if self.by_feature[f] is not lists[0]]
-            seen.update(j for j in lists[0] if all(j in o for o in others))
+            filed = sorted((self.by_feature[f] for f in rarest), key=len)
+            others = [self._set(f) for f in rarest if self.by_feature[f] is not filed[0]]
+            seen.update(j for j in filed[0] if all(j in o for o in others))
         probes = self.probes[i]
         if len(probes) >= 2:
             hits: Counter[int] = Counter()
@@ -585,6 +589,7 @@ def duplicate_groups(
             key.members.append(i)
             key.days.add(item.date)
     unique = list(keys.values())
+    del keys, described, known  # (what found the keys is not needed again)
     values: list[frozenset[str]] = [value_sets.get(k.text, value_keys, k.values) for k in unique]
     # identifiers joined by hyphens (atlas-api) are words to the verdict, but rare enough
     # to find an entry's restatements by
