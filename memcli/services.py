@@ -19,6 +19,7 @@ from memcli.core.analysis import (
     analyse,
     assess_in_order,
     reader,
+    standing,
     texts_to_read,
 )
 from memcli.core.compose import daily_note
@@ -121,12 +122,14 @@ class TextPipeline:
 
 
 def read_while_parsing(
-    run: Runtime, select: Callable[[MemoryFile], bool], scan: bool = True
+    run: Runtime, select: Callable[[MemoryFile], bool], scan: bool = True, entries_only: bool = False
 ) -> tuple[Snapshot, dict[str, TextFacts]]:
     """The snapshot, and every text of it read (see `read_texts`), the two overlapped: the
     texts of each file go to the other cores as soon as it is parsed. A file read before,
     byte for byte, is rebuilt from its outline and its texts' facts come from the cache
-    (workspace.cache) instead."""
+    (workspace.cache) instead. `entries_only`: what the Standing is worked out from, no
+    more: each document read from the cache holds its entries, not its lines and blocks,
+    and the facts leave out the scoring text."""
     cache = NoteCache(run.root, run.policy.rules, scan)
     pipeline = TextPipeline(reader(run.rules, scan))
     cached: dict[str, TextFields] = {}
@@ -140,7 +143,7 @@ def read_while_parsing(
         doc = rebuild(text, file.rel, file.date, known.outline) if known is not None else None
         if known is not None and doc is not None:
             cached.update(known.facts)
-            return doc
+            return replace(doc, lines=(), blocks=()) if entries_only else doc
         doc = parse(text, file.rel, file.date)
         fresh.append((key, file, doc))
         pipeline.add(texts_to_read(doc))
@@ -160,6 +163,8 @@ def read_while_parsing(
         )
     finally:
         cache.close()
+    if entries_only:  # (the scoring text is read again with each note's facts when assessed)
+        return snap, {text: TextFacts(d, "", r, sig) for text, (d, _, r, sig) in read.items()}
     return snap, {text: TextFacts(*fields) for text, fields in read.items()}
 
 
@@ -264,9 +269,26 @@ def listed(run: Runtime, wanted: Callable[[str], bool] = lambda rel: True) -> It
     with remembered(run) as memo:
         found = known_standing(memo, workspace_key(shas))
     if found is None:
-        return assess(run)[1].assessed  # (which keeps the Standing for the next run)
+        found, shas = work_out_standing(run)
     again = [(k, f, sha) for k, (f, sha) in enumerate(shas) if wanted(f.rel)]
     return assess_in_order(_read_again(run, again), found, run.policy, run.rules, run.now_local)
+
+
+def work_out_standing(run: Runtime) -> tuple[Standing, list[tuple[MemoryFile, bytes]]]:
+    """The Standing of the memory files as they are now, worked out and kept for the next
+    run, and each file with the hash of the bytes it was worked out from. Only what it
+    needs is held: each note's entries, not its lines; not the entries assessed."""
+    snap, facts = read_while_parsing(run, is_memory, entries_only=True)
+    files = [(p.file, p.doc) for p in snap.files]
+    shas = [(p.file, file_key(p.state.data)) for p in snap.files]
+    del snap
+    key = workspace_key(shas)
+    with remembered(run) as memo, phase(run.progress, "analysing entries"):
+        found = known_standing(memo, key)
+        if found is None:
+            found = standing(files, run.policy, run.rules, parallel_texts, facts, memo)
+            memo.table(STANDING).learn(key, found)
+    return found, shas
 
 
 def _read_again(

@@ -19,7 +19,7 @@ import sys
 import unicodedata
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import chain
@@ -513,7 +513,7 @@ class _Key:
     members: list[int]
     text: str
     day: date | None  # the day of a routine event (its key holds that day's copies only)
-    days: set[date | None]  # the days of its members
+    days: Collection[date | None]  # the days of its members (a set while they are found)
     status: frozenset[str]  # ok, open, bad: its checkbox and status marks
 
 
@@ -587,9 +587,14 @@ def duplicate_groups(
             )
         else:
             key.members.append(i)
-            key.days.add(item.date)
+            days = key.days
+            assert isinstance(days, set)
+            days.add(item.date)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
+    for k in unique:  # most have a day or two: a tuple holds them in a fifth of a set's memory
+        if len(k.days) <= 4:
+            k.days = tuple(k.days)
     values: list[frozenset[str]] = [value_sets.get(k.text, value_keys, k.values) for k in unique]
     # identifiers joined by hyphens (atlas-api) are words to the verdict, but rare enough
     # to find an entry's restatements by
