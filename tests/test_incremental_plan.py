@@ -265,6 +265,16 @@ def test_a_table_keeps_what_the_run_asked_for() -> None:
     quiet = Table({"a": 1})
     quiet.get("a", lambda: 0)
     assert not quiet.changed()
+    # an answer of last time asked for is held once, and still known
+    pairs = Table({("x", "y"): (True, 1.0), ("x", "z"): (False, 0.2)})
+    assert pairs.peek(("x", "y")) == (True, 1.0) and ("x", "y") not in pairs.known
+    assert pairs.has(("x", "y")) and pairs.has(("x", "z")) and not pairs.has(("y", "z"))
+    assert pairs.peek(("x", "y")) == (True, 1.0) and pairs.get(("x", "y"), lambda: (False, 0.0)) == (
+        True,
+        1.0,
+    )
+    assert pairs.changed()  # ("x", "z") was not asked for: dropped when stored
+    assert pairs.get(("x", "z"), lambda: (True, 0.0)) == (False, 0.2) and not pairs.changed()
     stored: dict[str, object] = {}
     memo = Memo(loader={"t": {"x": 1}, "u": {"y": 1}}.get, sink=stored.__setitem__)
     memo.table("run-only", stored=False).get("y", lambda: 2)

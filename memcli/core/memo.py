@@ -25,10 +25,13 @@ _MISSING: Any = object()
 class Table:
     """One function's answers, by its arguments (a text, or a tuple of them)."""
 
-    __slots__ = ("added", "asked", "known", "stored")
+    __slots__ = ("added", "asked", "known", "loaded", "stored")
 
     def __init__(self, known: dict[Hashable, Any] | None = None, stored: bool = True) -> None:
+        # an answer of last time moves from `known` to `asked` when asked for: its key is
+        # held once (a table of pairs holds a tuple per key)
         self.known: dict[Hashable, Any] = known if known is not None else {}
+        self.loaded = len(self.known)  # answers of last time
         self.stored = stored  # kept for the next run (else: for this run only)
         self.asked: dict[Hashable, Any] = {}  # what this run asked for, answered
         self.added = 0  # answers worked out this run
@@ -37,7 +40,7 @@ class Table:
         """The answer for `key`, from last time when known, else `compute(*args)`."""
         found = self.asked.get(key, _MISSING)
         if found is _MISSING:
-            found = self.known.get(key, _MISSING)
+            found = self.known.pop(key, _MISSING)
             if found is _MISSING:
                 found = compute(*args)
                 self.added += 1
@@ -53,7 +56,7 @@ class Table:
         function whose answer may be None is not peeked at)."""
         found = self.asked.get(key, _MISSING)
         if found is _MISSING:
-            found = self.known.get(key, _MISSING)
+            found = self.known.pop(key, _MISSING)
             if found is _MISSING:
                 return None
             self.asked[key] = found
@@ -78,7 +81,7 @@ class Table:
         """Whether storing the table again would change it: new answers, or old ones no
         longer asked for. A table this run did not use at all (a command that does not
         plan: `dedupe` asks no supersede verdict) is kept as it was."""
-        return self.added > 0 or (bool(self.asked) and len(self.asked) != len(self.known))
+        return self.added > 0 or (bool(self.asked) and len(self.asked) != self.loaded)
 
     def to_store(self) -> dict[Hashable, Any]:
         return self.asked if self.asked else self.known

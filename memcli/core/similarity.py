@@ -411,6 +411,12 @@ class Blocking:
         self.sets: dict[str, set[int]] = {}
         self.value_sets: dict[str, set[int]] = {}
 
+    def forget_look_ups(self) -> None:
+        """Let go of the sets `near` made of the entries filed under a value or a feature (a
+        few common features' sets take tens of megabytes), when no more look-ups follow."""
+        self.sets.clear()
+        self.value_sets.clear()
+
     def _value_set(self, value: str) -> set[int]:
         found = self.value_sets.get(value)
         if found is None:
@@ -616,6 +622,7 @@ def duplicate_groups(
     verify = _Verifier(unique, values, blocking, threshold, memo)
     candidates = Candidates(blocking, len(unique))
     if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
+        blocking.forget_look_ups()  # (the candidates are all found)
         found = [verify.pairs(candidates)]  # (a run that knows most verdicts from the memo)
     else:  # each entry judges its own neighbours on every core (when `mapper` can)
         found = []
@@ -739,7 +746,7 @@ class _Verifier:
     def few_unknown(self, pairs: Iterable[tuple[int, int]], limit: int) -> bool:
         """Whether fewer than `limit` of these pairs need a verdict the memo does not hold."""
         unique, verdicts = self.unique, self.verdicts
-        if not verdicts.known:
+        if not verdicts.loaded:
             return False
         unknown = 0
         for a, b in pairs:
