@@ -142,7 +142,10 @@ def read_while_parsing(
         known = cache.get(key)
         doc = rebuild(text, file.rel, file.date, known.outline) if known is not None else None
         if known is not None and doc is not None:
-            cached.update(known.facts)
+            facts = known.facts
+            for t in texts_to_read(doc):  # keyed by the entry's own text: one copy of it
+                if t not in cached:
+                    cached[t] = facts[t]
             return replace(doc, lines=(), blocks=()) if entries_only else doc
         doc = parse(text, file.rel, file.date)
         fresh.append((key, file, doc))
@@ -198,7 +201,7 @@ def assess(
     (with `only_duplicates`, only the entries of duplicate groups are scored)."""
     policy = policy or run.policy
     snap, facts = read_while_parsing(replace(run, policy=policy), is_memory, scan=not only_duplicates)
-    with remembered(run, policy) as memo, phase(run.progress, "analysing entries"):
+    with remembered(run, policy, texts=facts) as memo, phase(run.progress, "analysing entries"):
         analysis = analysed(run, policy, snap.files, facts, memo, only_duplicates)
     return snap, analysis
 
@@ -283,7 +286,7 @@ def work_out_standing(run: Runtime) -> tuple[Standing, list[tuple[MemoryFile, by
     shas = [(p.file, file_key(p.state.data)) for p in snap.files]
     del snap
     key = workspace_key(shas)
-    with remembered(run) as memo, phase(run.progress, "analysing entries"):
+    with remembered(run, texts=facts) as memo, phase(run.progress, "analysing entries"):
         found = known_standing(memo, key)
         if found is None:
             found = standing(files, run.policy, run.rules, parallel_texts, facts, memo)
@@ -316,11 +319,14 @@ def _read_again(
 
 
 @contextlib.contextmanager
-def remembered(run: Runtime, policy: Policy | None = None) -> Iterator[Memo]:
+def remembered(run: Runtime, policy: Policy | None = None, texts: Iterable[str] = ()) -> Iterator[Memo]:
     """What the judgement worked out last time (core.memo), kept again for the next run
-    once the block is done with it (workspace.memo_store)."""
+    once the block is done with it (workspace.memo_store). `texts`: the entries' texts
+    already read, which the tables' keys are then the same objects as."""
     policy = policy or run.policy
-    memo = MemoStore(run.root, memo_stamp(policy)).memo()
+    store = MemoStore(run.root, memo_stamp(policy))
+    store.texts.update((t, t) for t in texts)
+    memo = store.memo()
     yield memo
     memo.finish_all()
 

@@ -385,8 +385,7 @@ class Blocking:
         for i in range(len(features)):
             for f in heavy(i):
                 by_feature[f].append(i)
-        counts = {f: len(filed) for f, filed in by_feature.items()}
-        rank = _ranks(counts)
+        rank = {f: k for k, f in enumerate(sorted(by_feature, key=lambda f: (len(by_feature[f]), f)))}
         dice = max(0.0, threshold - VALUE_SLACK)
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[list[str]] = []
@@ -405,7 +404,7 @@ class Blocking:
                 rest -= weights[f]
                 if rest < need - MAX_WEIGHT:
                     break
-            self.probes.append([f for f in prefix if counts[f] <= common])
+            self.probes.append([f for f in prefix if len(by_feature[f]) <= common])
         self.totals = [sum(weights) for _, weights in features]
         self.by_feature, self.by_value = by_feature, by_value
         self.sets: dict[str, set[int]] = {}
