@@ -145,7 +145,7 @@ def read_while_parsing(
             facts = known.facts
             for t in texts_to_read(doc):  # keyed by the entry's own text: one copy of it
                 if t not in cached:
-                    cached[t] = facts[t]
+                    cached[t] = shared_fields(facts[t])
             return replace(doc, lines=(), blocks=()) if entries_only else doc
         doc = parse(text, file.rel, file.date)
         fresh.append((key, file, doc))

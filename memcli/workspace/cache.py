@@ -80,16 +80,14 @@ def _encode(facts: Mapping[str, TextFields]) -> str:
 def _decode(value: str) -> dict[str, TextFields]:
     out: dict[str, TextFields] = {}
     for text, norm, values, negative, scoring_text, routine, signals in json.loads(value):
-        out[text] = shared_fields(
-            ((norm, frozenset(values), bool(negative)), scoring_text, bool(routine), signals)
-        )
+        out[text] = ((norm, frozenset(values), bool(negative)), scoring_text, bool(routine), signals)
     return out
 
 
 def shared_fields(fields: TextFields) -> TextFields:
     """A text's facts with the strings that recur from text to text (values, signals and
-    their cues) one object each: a decade's notes hold 200,000 texts, and each decoded
-    copy costs tens of bytes."""
+    their cues) one object each, for a run that holds every text's facts at once: a
+    decade's notes hold 200,000 texts, and each decoded copy costs tens of bytes."""
     (norm, values, negative), scoring_text, routine, signals = fields
     values = frozenset(map(sys.intern, values)) if values else _NO_VALUES
     if signals:
