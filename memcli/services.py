@@ -266,7 +266,8 @@ def listed(run: Runtime, wanted: Callable[[str], bool] = lambda rel: True) -> It
     groups, routine by recurrence) is what that run worked out, kept in the memo, and the
     entries are assessed one file at a time as they are read again: no more than one
     note is held, and a note `wanted` (its path) turns down is not read again. Otherwise
-    the whole workspace is analysed (`assess`), and its Standing kept for the next run."""
+    the Standing is worked out first (`work_out_standing`, which keeps it for the next run)
+    and the entries are then assessed the same way."""
     chosen = [f for f in scan_layout(run.root).files if is_memory(f)]
     shas = [(f, file_key(read_unparsed(run.root, f, run.policy.max_file_bytes)[0].data)) for f in chosen]
     with remembered(run) as memo:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass
 from datetime import date
 from itertools import chain
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 from memcli.core.entries import strip_leading_stamp
 from memcli.core.judgement import phrasing
@@ -592,9 +592,7 @@ def duplicate_groups(
             )
         else:
             key.members.append(i)
-            days = key.days
-            assert isinstance(days, set)
-            days.add(item.date)
+            cast(set[date | None], key.days).add(item.date)  # (a set until the keys are made)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
     for k in unique:  # most have a day or two: a tuple holds them in a fifth of a set's memory
