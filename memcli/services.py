@@ -13,13 +13,14 @@ from memcli import parallel
 from memcli.core.analysis import (
     Analysis,
     Assessed,
+    Reading,
     Standing,
     TextFacts,
     TextFields,
     analyse,
     assess_in_order,
     reader,
-    standing,
+    standing_of,
     texts_to_read,
 )
 from memcli.core.compose import daily_note
@@ -47,7 +48,7 @@ from memcli.errors import ConflictError
 from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.phases import phase
 from memcli.runtime import Runtime
-from memcli.workspace.cache import Fresh, NoteCache, file_key, shared_fields
+from memcli.workspace.cache import Fresh, NoteCache, Shared, file_key
 from memcli.workspace.files import FileState, read_text
 from memcli.workspace.layout import scan as scan_layout
 from memcli.workspace.memo_store import MemoStore, memo_stamp
@@ -135,6 +136,7 @@ def read_while_parsing(
     cached: dict[str, TextFields] = {}
     fresh: list[tuple[bytes, MemoryFile, Document]] = []
     keep: set[bytes] = set()
+    shared = Shared()
 
     def parser(file: MemoryFile, state: FileState, text: str) -> Document:
         key = file_key(state.data)
@@ -145,7 +147,7 @@ def read_while_parsing(
             facts = known.facts
             for t in texts_to_read(doc):  # keyed by the entry's own text: one copy of it
                 if t not in cached:
-                    cached[t] = shared_fields(facts[t])
+                    cached[t] = shared.fields(facts[t], brief=entries_only)
             return replace(doc, lines=(), blocks=()) if entries_only else doc
         doc = parse(text, file.rel, file.date)
         fresh.append((key, file, doc))
@@ -156,7 +158,7 @@ def read_while_parsing(
         with phase(run.progress, "reading notes") as step:
             snap = take_snapshot(run.root, run.policy.max_file_bytes, select, parser, step)
         with phase(run.progress, "reading entries"):
-            read = {**cached, **{t: shared_fields(f) for t, f in pipeline.results().items()}}
+            read = {**cached, **{t: shared.fields(f) for t, f in pipeline.results().items()}}
         cache.put(
             (
                 Fresh(key, {t: read[t] for t in texts_to_read(doc)}, outline(doc, file.date))
@@ -166,8 +168,9 @@ def read_while_parsing(
         )
     finally:
         cache.close()
+    cached.clear()  # (each text's facts are in `read`)
     if entries_only:  # (the scoring text is read again with each note's facts when assessed)
-        return snap, {text: TextFacts(d, "", r, sig) for text, (d, _, r, sig) in read.items()}
+        return snap, {text: TextFacts(d, "", r, shared.names(sig)) for text, (d, _, r, sig) in read.items()}
     return snap, {text: TextFacts(*fields) for text, fields in read.items()}
 
 
@@ -283,14 +286,14 @@ def work_out_standing(run: Runtime) -> tuple[Standing, list[tuple[MemoryFile, by
     run, and each file with the hash of the bytes it was worked out from. Only what it
     needs is held: each note's entries, not its lines; not the entries assessed."""
     snap, facts = read_while_parsing(run, is_memory, entries_only=True)
-    files = [(p.file, p.doc) for p in snap.files]
+    reading = Reading([(p.file, p.doc) for p in snap.files], facts)
     shas = [(p.file, file_key(p.state.data)) for p in snap.files]
-    del snap
+    del snap, facts  # (the reading's only hold: the Standing lets go of it as it goes)
     key = workspace_key(shas)
-    with remembered(run, texts=facts) as memo, phase(run.progress, "analysing entries"):
+    with remembered(run, texts=reading.facts) as memo, phase(run.progress, "analysing entries"):
         found = known_standing(memo, key)
         if found is None:
-            found = standing(files, run.policy, run.rules, parallel_texts, facts, memo)
+            found = standing_of(reading, run.policy, run.rules, parallel_texts, memo)
             memo.table(STANDING).learn(key, found)
     return found, shas
 

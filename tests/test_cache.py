@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from conftest import NOW, Invoke, as_json, copy_tree
+from memcli.workspace.cache import Shared
 
 COMMANDS = (["list"], ["dedupe"], ["gc", "--dry-run"])
 
@@ -171,3 +172,27 @@ def test_status_and_check_only_read_the_cache(cli: Invoke, sample: Path) -> None
     for command in ("status", "check"):
         cli("-w", str(sample), "--now", NOW, command)
     assert rows(sample) == before  # other rules' stamps did not make them forget the user's rows
+
+
+def test_texts_facts_share_what_recurs_and_brief_ones_leave_out_the_scoring_text() -> None:
+    """A run that holds every text's facts holds equal sets of values and equal signals once;
+    brief facts (what the Standing is worked out from) keep the signals' names only."""
+    shared = Shared()
+    signals = {"decision": "决定", "preference": "prefer"}
+    values = frozenset({"atlas-api", "8080"})
+    a = (("deployed atlas api", values, False), "Deployed atlas-api", False, signals)
+    b = (
+        ("决定 部署 atlas api", frozenset(["8080", "atlas-api"]), False),
+        "决定部署 atlas-api",
+        True,
+        dict(signals),
+    )
+    fa, fb = shared.fields(a), shared.fields(b)
+    assert fa == a and fb == b
+    assert fa[0][1] is fb[0][1] and fa[3] is fb[3]
+    brief = shared.fields(a, brief=True)
+    assert brief[0] == a[0] and brief[2] == a[2] and brief[1] == ""
+    assert brief[3] == {"decision": "", "preference": ""}
+    assert shared.fields(b, brief=True)[3] is brief[3] and shared.names(brief[3]) is brief[3]
+    plain = shared.fields((("note", frozenset(), False), "note", False, None), brief=True)
+    assert plain == (("note", frozenset(), False), "", False, None)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conftest import Invoke, as_json
-from memcli.core.analysis import Analysis, analyse
+from memcli.core.analysis import Analysis, Reading, analyse, read_texts, standing, standing_of
 from memcli.core.entries import parse
 from memcli.core.judgement import routine
 from memcli.core.judgement.importance import Label, judge
@@ -176,3 +176,22 @@ def test_a_tool_use_or_a_setting_said_again_is_no_routine() -> None:
         lambda t: DEFAULT_RULES.scan(scoring_text(t)).keys(),
     )
     assert found == {}
+
+
+def test_the_standing_lets_go_of_what_it_was_read_from_and_is_the_same() -> None:
+    """`standing_of` takes what it needs from the notes and their facts, then empties the
+    reading (list after a change frees them before the duplicates are looked for); the
+    Standing is the one `standing` works out, routine and MEMORY.md's groups included."""
+    files = on_days(["Checked the build: green", "Deploy of atlas-api v2.3 done, port 8080"], 12)
+    files["MEMORY.md"] = "# Memory\n\n- Deploy of atlas-api v2.3 done, port 8080\n"
+    parsed = []
+    for rel, text in files.items():
+        f = classify(rel)
+        assert isinstance(f, MemoryFile)
+        parsed.append((f, parse(text, rel, f.date)))
+    facts = read_texts(parsed, DEFAULT_RULES, True)
+    reading = Reading(list(parsed), dict(facts))
+    found = standing_of(reading, Policy(), DEFAULT_RULES)
+    assert not reading.files and not reading.facts
+    assert found == standing(parsed, Policy(), DEFAULT_RULES, facts=facts)
+    assert found.recurring and found.core_groups and found.sizes == tuple(len(d.entries) for _, d in parsed)

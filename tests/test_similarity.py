@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import date
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rapidfuzz.fuzz import ratio
@@ -15,10 +16,12 @@ from rapidfuzz.fuzz import ratio
 from conftest import NOW, REPO, Invoke, as_json
 from memcli.core.judgement.duplicates import judge
 from memcli.core.judgement.wording import Shape, shape, sketch, status_marks, value_keys
+from memcli.core.memo import Memo
 from memcli.core.similarity import (
     Blocking,
     Candidates,
     Item,
+    _with_day,
     candidate_pairs,
     duplicate_groups,
     normalise,
@@ -350,3 +353,49 @@ def test_parallel_description_gives_the_same_groups(monkeypatch: pytest.MonkeyPa
     assert services.parallel_map(describe, texts) == serial_map(describe, texts)
     items = [Item(t, D1) for t in texts]
     assert duplicate_groups(items, 0.8, services.parallel_map) == duplicate_groups(items, 0.8)
+
+
+def test_a_set_of_values_that_is_its_own_keys_is_handed_back_not_copied() -> None:
+    """A decade holds a set of values a text: value_keys gives back the very set when no
+    value in it changes, and a new set when one is a concept or words joined by hyphens."""
+    own = frozenset({"8080", "atlas-api/v2", "@mia", "gemma3:4b"})
+    assert value_keys(own) is own
+    assert value_keys(frozenset({"8080", "design-team", "PRs"})) == frozenset({"8080", "PRs"})
+    assert value_keys(frozenset({"端口8080", "k8s"})) == frozenset({"端口8080", "kubernetes"})
+
+
+def test_a_pair_found_not_the_same_is_remembered_as_one_verdict() -> None:
+    """The memo keeps a verdict for every pair judged; how near a pair that is not the same
+    came is read nowhere, so all of them are one object (stored once), while a pair that is
+    the same keeps its similarity, and the groups are those of a run that remembers nothing."""
+    stored: dict[str, dict[Any, Any]] = {}
+    memo = Memo(sink=lambda name, table: stored.__setitem__(name, dict(table)))
+    texts = [
+        "Deployed atlas-api v2.3 to staging on port 8080",
+        "Deployed atlas-api v2.3 to staging, port 8080",
+        "Deployed atlas-api v2.4 to production on port 8080",
+        "部署 atlas-api v2.3 到 staging，端口 8080",
+        "Rolled back atlas-api v2.3 on staging, port 8080",
+    ]
+    items = [Item(t, D1) for t in texts]
+    groups = duplicate_groups(items, 0.8, memo=memo)
+    memo.finish_all()
+    judged = stored["duplicates.judged"]
+    differ = [v for v in judged.values() if not v[0]]
+    same = [v for v in judged.values() if v[0]]
+    assert len(differ) >= 2 and all(v is differ[0] for v in differ) and differ[0] == (False, 0.0)
+    assert same and all(0.8 <= v[1] <= 1.0 for v in same)
+    assert groups == duplicate_groups(items, 0.8)
+
+
+def test_a_keys_days_are_a_tuple_up_to_four_then_a_set() -> None:
+    """Most duplicate keys are written on a day or two: a tuple holds them in a fifth of a
+    set's memory; a fifth day makes it a set, and a day already held is not added again."""
+    later = [date(2026, 9, 22), date(2026, 9, 29)]
+    days: Collection[date | None] = (D1,)
+    for day in (D1, D2, D3, D2, later[0]):
+        days = _with_day(days, day)
+    assert days == (D1, D2, D3, later[0])
+    days = _with_day(days, later[1])
+    assert isinstance(days, set) and days == {D1, D2, D3, *later}
+    assert _with_day(days, D1) is days and len(days) == 5

@@ -124,43 +124,30 @@ def read_texts(
     return {text: TextFacts(*fields) for text, fields in zip(distinct, read, strict=True)}
 
 
-def find_duplicates(
-    files: Sequence[tuple[MemoryFile, Document]],
-    rules: Rules,
-    threshold: float,
-    mapper: Mapper = serial_map,
-    facts: Mapping[str, TextFacts] | None = None,
-    recurring: Mapping[str, int] | None = None,
-    memo: Memo | None = None,
-) -> tuple[list[tuple[MemoryFile, Entry]], list[DuplicateGroup]]:
-    """All entries in order, and the duplicate groups among them (indices into that list).
-    `recurring`: texts routine by recurrence (`learn_routine`), like those routine by cue;
-    `memo`: what the duplicates judgement worked out last time (core.memo)."""
-    entries = [(f, e) for f, doc in files for e in doc.entries]
-    if facts is None:
-        facts = read_texts(files, rules, False, mapper)
+def compared(
+    files: Sequence[tuple[MemoryFile, Document]], facts: Mapping[str, TextFacts], recurring: Mapping[str, int]
+) -> tuple[list[int], list[Item]]:
+    """The entries dedupe compares: each one's place among all entries in order, and what
+    dedupe needs of it."""
     picked: list[int] = []
     items: list[Item] = []
-    for i, (f, e) in enumerate(entries):
-        if e.kind not in DEDUPE_KINDS:
-            continue
-        picked.append(i)
-        items.append(
-            Item(
-                text=e.text,
-                date=e.date if f.role is not Role.CORE else None,
-                in_core=f.role is Role.CORE,
-                routine=facts[e.text].routine or e.text in (recurring or ()),
-                done=e.done,
+    i = -1
+    for f, doc in files:
+        for e in doc.entries:
+            i += 1
+            if e.kind not in DEDUPE_KINDS:
+                continue
+            picked.append(i)
+            items.append(
+                Item(
+                    text=e.text,
+                    date=e.date if f.role is not Role.CORE else None,
+                    in_core=f.role is Role.CORE,
+                    routine=facts[e.text].routine or e.text in recurring,
+                    done=e.done,
+                )
             )
-        )
-    groups = [
-        _lift(g, picked)
-        for g in duplicate_groups(
-            items, threshold, mapper, {t: fact.description for t, fact in facts.items()}, memo
-        )
-    ]
-    return entries, groups
+    return picked, items
 
 
 def _lift(group: Group, picked: list[int]) -> DuplicateGroup:
@@ -199,20 +186,41 @@ def standing(
     """The duplicate groups and the routine learnt from recurrence (see `Standing`)."""
     if facts is None:
         facts = read_texts(files, rules, True, mapper)
-    recurring = learn_routine(files, facts, rules)
-    entries, groups = find_duplicates(files, rules, policy.dedupe_threshold, mapper, facts, recurring, memo)
+    return standing_of(Reading(files, facts), policy, rules, mapper, memo)
+
+
+@dataclass(slots=True)
+class Reading:
+    """The memory files and their texts' facts, handed to `standing_of`, which lets go of
+    them once it has taken what it needs: a run that keeps no other hold of them (list
+    after a change) has them freed before the duplicates are looked for."""
+
+    files: Sequence[tuple[MemoryFile, Document]]
+    facts: Mapping[str, TextFacts]
+
+
+def standing_of(
+    reading: Reading, policy: Policy, rules: Rules, mapper: Mapper = serial_map, memo: Memo | None = None
+) -> Standing:
+    """The Standing of what was read (see `standing`); `reading` is emptied."""
+    recurring = learn_routine(reading.files, reading.facts, rules)
+    picked, items = compared(reading.files, reading.facts, recurring)
+    described = {t: fact.description for t, fact in reading.facts.items()}
+    sizes = tuple(len(doc.entries) for _, doc in reading.files)
+    reading.files, reading.facts = (), {}
+    found = duplicate_groups(items, policy.dedupe_threshold, mapper, described, memo)
+    core_groups = frozenset(
+        n
+        for n, group in enumerate(found)
+        if any(items[i].in_core for i in (group.keep, *(d for d, _ in group.duplicates)))
+    )
+    groups = tuple(_lift(g, picked) for g in found)
     membership: dict[int, int] = {}
     for n, group in enumerate(groups):
         membership[group.keep] = n
         for i, _ in group.duplicates:
             membership[i] = n
-    core_groups = frozenset(
-        n
-        for n, group in enumerate(groups)
-        if any(entries[i][0].role is Role.CORE for i in (group.keep, *(d for d, _ in group.duplicates)))
-    )
-    sizes = tuple(len(doc.entries) for _, doc in files)
-    return Standing(tuple(groups), membership, core_groups, recurring, sizes)
+    return Standing(groups, membership, core_groups, recurring, sizes)
 
 
 def analyse(

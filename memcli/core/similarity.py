@@ -23,7 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass
 from datetime import date
 from itertools import chain
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol, TypeVar
 
 from memcli.core.entries import strip_leading_stamp
 from memcli.core.judgement import phrasing
@@ -356,15 +356,18 @@ class Blocking:
                 by_day[day].append(i)
         self.by_day = by_day
         self.day = [next(iter(on), None) if r else None for r, on in days] if days is not None else []
-        plain = [
-            sorted({v.removeprefix(NAME_MARK) for v in vs}) if not r else []
-            for vs, r in zip(value_sets, self.routine, strict=True)
-        ]
-        value_counts: Counter[str] = Counter(chain.from_iterable(plain))
+        if len(value_sets) != len(self.routine):
+            raise ValueError("one set of values an entry")
+
+        def plain(i: int) -> set[str]:  # (made again when asked: a list of them all is 20 MB)
+            return {v.removeprefix(NAME_MARK) for v in value_sets[i]} if not self.routine[i] else set()
+
+        value_counts: Counter[str] = Counter(chain.from_iterable(map(plain, range(len(value_sets)))))
         value_rank = _ranks(value_counts)
-        by_value: dict[str, list[int]] = defaultdict(list)
-        self.anchor: list[list[str]] = []
-        for i, vs in enumerate(plain):
+        by_value: dict[str, array[int]] = defaultdict(lambda: array("i"))
+        self.anchor: list[tuple[str, ...]] = []
+        for i in range(len(value_sets)):
+            vs = plain(i)
             # filed under each value and what it refines: a path under its file name, a
             # model tag under its model (buyer-leads.csv finds leads/buyer-leads.csv)
             for v in {
@@ -372,7 +375,8 @@ class Blocking:
                 *(refinements(v) for v in vs if "/" in v or ":" in v),
             }:
                 by_value[v].append(i)
-            self.anchor.append(sorted(vs, key=value_rank.__getitem__)[:CONTAINED_KEYS])  # the rarest
+            # the rarest (most entries have none: one empty tuple for them all)
+            self.anchor.append(tuple(sorted(vs, key=value_rank.__getitem__)[:CONTAINED_KEYS]) if vs else ())
 
         def heavy(i: int) -> list[str]:
             if self.routine[i]:
@@ -388,15 +392,15 @@ class Blocking:
         rank = {f: k for k, f in enumerate(sorted(by_feature, key=lambda f: (len(by_feature[f]), f)))}
         dice = max(0.0, threshold - VALUE_SLACK)
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
-        self.rarest: list[list[str]] = []
-        self.probes: list[list[str]] = []
+        self.rarest: list[tuple[str, ...]] = []
+        self.probes: list[tuple[str, ...]] = []
         for i, ((all_names, all_weights), anchor) in enumerate(zip(features, self.anchor, strict=True)):
             if anchor:
-                self.rarest.append([])
-                self.probes.append([])
+                self.rarest.append(())
+                self.probes.append(())
                 continue
             names = sorted(heavy(i), key=rank.__getitem__)  # the rarest first
-            self.rarest.append(names[:CONTAINED_KEYS])
+            self.rarest.append(tuple(names[:CONTAINED_KEYS]))
             weights = dict(zip(all_names, all_weights, strict=True))
             need, rest, prefix = sum(all_weights) * share, sum(all_weights), []
             for f in names:
@@ -404,8 +408,8 @@ class Blocking:
                 rest -= weights[f]
                 if rest < need - MAX_WEIGHT:
                     break
-            self.probes.append([f for f in prefix if len(by_feature[f]) <= common])
-        self.totals = [sum(weights) for _, weights in features]
+            self.probes.append(tuple(f for f in prefix if len(by_feature[f]) <= common))
+        self.totals = array("d", (sum(weights) for _, weights in features))
         self.by_feature, self.by_value = by_feature, by_value
         self.sets: dict[str, set[int]] = {}
         self.value_sets: dict[str, set[int]] = {}
@@ -571,7 +575,7 @@ def duplicate_groups(
     from memcli.core.judgement.wording import status_marks, value_keys
 
     memo = memo or Memo()
-    statuses, value_sets, sketches = (memo.table(f"duplicates.{n}") for n in ("status", "values", "sketch"))
+    statuses, sketches = (memo.table(f"duplicates.{n}") for n in ("status", "sketch"))
     keys: dict[tuple[object, ...], _Key] = {}
     known = described or {}
     distinct = [t for t in dict.fromkeys(item.text for item in items) if t not in known]
@@ -588,34 +592,27 @@ def duplicate_groups(
         key = keys.get(ident)
         if key is None:
             keys[ident] = _Key(
-                norm, vals, neg, item.routine, item.done, [i], item.text, item.date, {item.date}, status
+                norm, vals, neg, item.routine, item.done, [i], item.text, item.date, (item.date,), status
             )
         else:
             key.members.append(i)
-            cast(set[date | None], key.days).add(item.date)  # (a set until the keys are made)
+            key.days = _with_day(key.days, item.date)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
-    for k in unique:  # most have a day or two: a tuple holds them in a fifth of a set's memory
-        if len(k.days) <= 4:
-            k.days = tuple(k.days)
-    values: list[frozenset[str]] = [value_sets.get(k.text, value_keys, k.values) for k in unique]
-    # identifiers joined by hyphens (atlas-api) are words to the verdict, but rare enough
-    # to find an entry's restatements by
+    # (worked out again rather than remembered: most are the text's values themselves)
+    values: list[frozenset[str]] = [value_keys(k.values) for k in unique]
     blocking = Blocking(
         [
             sketches.get(k.text, _sketch_terms, k.norm, k.values) if not k.routine else NO_TERMS
             for k in unique
         ],
-        [
-            vs | {v for v in k.values if "-" in v and v.replace("-", "").isalpha()}
-            for vs, k in zip(values, unique, strict=True)
-        ],
+        [_with_words(vs, k.values) for vs, k in zip(values, unique, strict=True)],
         threshold,
         days=[(k.routine, k.days) for k in unique],
     )
     # what the blocking was built from is let go before the pairs are judged
-    del statuses, value_sets, sketches
-    memo.finish(*(f"duplicates.{n}" for n in ("status", "values", "sketch")))
+    del statuses, sketches
+    memo.finish("duplicates.status", "duplicates.sketch")
     verify = _Verifier(unique, values, blocking, threshold, memo)
     candidates = Candidates(blocking, len(unique))
     if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
@@ -652,8 +649,27 @@ def duplicate_groups(
         members[ra] = merged
         del members[rb]
     groups = [g for g in (verify.group(m, items) for m in members.values()) if g is not None]
-    memo.finish(*(f"duplicates.{n}" for n in ("status", "values", "sketch", "shape", "judged")))
+    memo.finish(*(f"duplicates.{n}" for n in ("status", "sketch", "shape", "judged")))
     return sorted(groups, key=lambda g: g.keep)
+
+
+def _with_day(days: Collection[date | None], day: date | None) -> Collection[date | None]:
+    """A key's days with one more: most have a day or two, which a tuple holds in a fifth of
+    a set's memory; past four, a set."""
+    if type(days) is set:
+        days.add(day)
+        return days
+    if day in days:
+        return days
+    return (*days, day) if len(days) < 4 else {*days, day}
+
+
+def _with_words(keys: frozenset[str], values: frozenset[str]) -> frozenset[str]:
+    """An entry's value keys and the identifiers among its values joined by hyphens
+    (atlas-api): words to the verdict, but rare enough to find its restatements by. The
+    keys themselves when there are none (most entries: a copy each would cost 80 MB)."""
+    words = {v for v in values if "-" in v and v.replace("-", "").isalpha()}
+    return keys | words if words and not words <= keys else keys
 
 
 Terms = tuple[tuple[str, ...], Sequence[float]]  # a sketch's features, and their weights
@@ -674,22 +690,37 @@ def _sketch_terms(norm: str, values: frozenset[str]) -> Terms:
 
 
 class Candidates:
-    """The pairs (a, b), a < b, that the blocking proposes, each once: for each entry, the
-    later entries to judge it against, as an array of their indices (a set of pairs as
-    tuples holds ten times the memory)."""
+    """The pairs (a, b), a < b, that the blocking proposes, each once, in order: the later
+    entries each entry is judged against, end to end in one array, and where each entry's
+    run of them ends (a set of pairs as tuples holds ten times the memory, an array per
+    entry twice)."""
 
     def __init__(self, blocking: Blocking, size: int) -> None:
-        later = [array("i") for _ in range(size)]
+        later: list[array[int] | None] = [None] * size  # (most entries have none)
         for i in range(size):
             for j in blocking.near(i):
-                later[min(i, j)].append(max(i, j))
-        self.later = [array("i", sorted(set(js))) if js else js for js in later]
+                a, b = (i, j) if i < j else (j, i)
+                found = later[a]
+                if found is None:
+                    found = later[a] = array("i")
+                found.append(b)
+        self.flat: array[int] = array("i")
+        self.ends: array[int] = array("q")
+        for a, js in enumerate(later):
+            if js is not None:
+                self.flat.extend(sorted(set(js)))
+                later[a] = None
+            self.ends.append(len(self.flat))
 
     def __len__(self) -> int:
-        return sum(map(len, self.later))
+        return len(self.flat)
 
     def __iter__(self) -> Iterator[tuple[int, int]]:
-        return ((a, b) for a, js in enumerate(self.later) for b in js)
+        flat, start = self.flat, 0
+        for a, end in enumerate(self.ends):
+            for k in range(start, end):
+                yield a, flat[k]
+            start = end
 
 
 class _Verifier:
@@ -760,7 +791,11 @@ class _Verifier:
         return self.shared((verdict.same, verdict.similarity))
 
     def shared(self, verdict: tuple[bool, float]) -> tuple[bool, float]:
-        """One object for equal verdicts: most are "not the same", and the memo keeps them all."""
+        """One object for equal verdicts: most are "not the same", and the memo keeps them
+        all. How near a pair that is not the same came is read nowhere (a group's similarity
+        is its members' to the kept one, each the same fact), so all of them are one."""
+        if not verdict[0]:
+            return _NOT_SAME_VERDICT
         return self.verdict_objects.setdefault(verdict, verdict)
 
     def __call__(self, index: str) -> tuple[list[tuple[float, int, int]], list[Any]]:
@@ -875,3 +910,4 @@ class _Same:
 
 
 _NOT_SAME = _Different()
+_NOT_SAME_VERDICT = (False, 0.0)

@@ -84,15 +84,50 @@ def _decode(value: str) -> dict[str, TextFields]:
     return out
 
 
-def shared_fields(fields: TextFields) -> TextFields:
-    """A text's facts with the strings that recur from text to text (values, signals and
-    their cues) one object each, for a run that holds every text's facts at once: a
-    decade's notes hold 200,000 texts, and each decoded copy costs tens of bytes."""
-    (norm, values, negative), scoring_text, routine, signals = fields
-    values = frozenset(map(sys.intern, values)) if values else _NO_VALUES
-    if signals:
-        signals = {sys.intern(k): sys.intern(v) for k, v in signals.items()}
-    return (norm, values, negative), scoring_text, routine, signals
+class Shared:
+    """Texts' facts with what recurs from text to text one object each, for a run that holds
+    every text's facts at once: a decade's notes hold 200,000 texts, and each decoded copy
+    of a string costs tens of bytes, of a set of values or a map of signals hundreds. Equal
+    sets of values are one set, equal signals one map (never changed once read), and their
+    strings one string each."""
+
+    def __init__(self) -> None:
+        self.values: dict[frozenset[str], frozenset[str]] = {}
+        self.signals: dict[tuple[object, ...], dict[str, str]] = {}  # by items, or by names
+
+    def fields(self, fields: TextFields, brief: bool = False) -> TextFields:
+        """`brief`: without the scoring text, and the signals' names only (see `names`)."""
+        (norm, values, negative), scoring_text, routine, signals = fields
+        if brief:
+            scoring_text, signals = "", self.names(signals)
+        if values:
+            found = self.values.get(values)
+            if found is None:
+                # (made from a set, a set of five or more holds half the memory it does
+                # made one value at a time: its table is sized once)
+                found = frozenset(set(map(sys.intern, values)))
+                self.values[found] = found
+            values = found
+        else:
+            values = _NO_VALUES
+        if signals and not brief:
+            items = tuple(signals.items())
+            known = self.signals.get(items)
+            if known is None:
+                known = self.signals[items] = {sys.intern(k): sys.intern(v) for k, v in items}
+            signals = known
+        return (norm, values, negative), scoring_text, routine, signals
+
+    def names(self, signals: dict[str, str] | None) -> dict[str, str] | None:
+        """Which signals a text has, without the words that gave them (what the routine
+        learnt from recurrence reads): one map for each set of them, a few hundred in all."""
+        if not signals:
+            return signals
+        names = tuple(signals)
+        known = self.signals.get(names)  # (keyed apart from full signals: a tuple of names)
+        if known is None:
+            known = self.signals[names] = dict.fromkeys(names, "")
+        return known
 
 
 _NO_VALUES: frozenset[str] = frozenset()

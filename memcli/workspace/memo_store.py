@@ -142,13 +142,14 @@ class MemoStore:
         duplicate tables hold 200 MB of copies of them otherwise)."""
         texts = self.texts
         shared: dict[Hashable, Any] = {}
-        for key, value in table.items():
+        while table:  # (taken out one by one: each copy of a text is let go at once)
+            key, value = table.popitem()
             if type(key) is str:
                 key = texts.setdefault(key, key)
             elif type(key) is tuple and all(type(part) is str for part in key):
                 key = tuple(texts.setdefault(part, part) for part in key)
             shared[key] = value
-        return shared
+        return dict(reversed(shared.items()))  # (in the order stored)
 
     def memo(self) -> Memo:
         return Memo(loader=self.load, sink=self.store)

@@ -50,7 +50,7 @@ def learn(
     was written on. `dated` holds every (text, day) of the daily notes; `normalised` is the
     text as dedupe compares it; `signals` the scoring signals a text carries."""
     days: dict[str, date | set[date]] = {}
-    texts: dict[str, set[str]] = {}
+    texts: dict[str, str | set[str]] = {}  # (most shapes have one text: no set for it)
     for text, day in dated:
         norm = normalised(text)
         if not norm:
@@ -63,12 +63,19 @@ def learn(
             seen.add(day)
         elif seen != day:
             days[key] = {seen, day}
-        texts.setdefault(key, set()).add(text)
+        held = texts.get(key)
+        if held is None:
+            texts[key] = text
+        elif isinstance(held, set):
+            held.add(text)
+        elif held != text:
+            texts[key] = {held, text}
     found: dict[str, int] = {}
     for key, seen in days.items():
         if not isinstance(seen, set) or len(seen) < min_days:
             continue
-        members = texts[key]
+        held = texts[key]
+        members = held if isinstance(held, set) else {held}
         readings = len({normalised(t) for t in members}) > 1  # its figures change
         for text in members:
             said = signals(text)
