@@ -330,6 +330,7 @@ def remembered(run: Runtime, policy: Policy | None = None, texts: Iterable[str] 
     policy = policy or run.policy
     store = MemoStore(run.root, memo_stamp(policy))
     store.texts.update((t, t) for t in texts)
+    del texts  # (not held while the block runs: list's Standing lets go of the facts in it)
     memo = store.memo()
     yield memo
     memo.finish_all()

@@ -8,6 +8,7 @@ import os
 import pickle
 import shutil
 import sqlite3
+import weakref
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from memcli.cli_options import GlobalOptions
 from memcli.core.memo import Memo, Table
 from memcli.errors import ConflictError
 from memcli.runtime import open_runtime
-from memcli.services import STANDING, _read_again
+from memcli.services import STANDING, _read_again, remembered
 from memcli.workspace.cache import file_key
 from memcli.workspace.layout import scan as scan_layout
 from memcli.workspace.memo_store import MemoStore, memo_stamp
@@ -173,6 +174,23 @@ def test_loaded_tables_share_their_texts_and_hold_what_was_stored(cli: Invoke, t
     assert sum(key in by_text for key in status) > len(status) // 2
     assert judged and all(by_text.get(a, a) is a and by_text.get(b, b) is b for a, b in judged)
     assert any(a in by_text for a, _ in judged)
+
+
+def test_the_memo_does_not_hold_the_texts_it_was_seeded_with(tmp_path: Path) -> None:
+    """The texts a memo's tables share their keys with are taken in, not held: list after a
+    change lets go of its facts (keyed by those texts) while the memo is still open."""
+    root = workspace(tmp_path / "ws")
+    run = open_runtime(GlobalOptions(workspace=str(root), now=NOW), environ={}, root=root)
+
+    class Texts(dict[str, None]):  # (a dict a weak reference can point at)
+        pass
+
+    texts = Texts.fromkeys(["- Deploy of atlas-api v2.3 done", "- 周会改到每周三上午 10 点"])
+    held = weakref.ref(texts)
+    with remembered(run, texts=texts) as memo:
+        del texts
+        assert held() is None
+        assert memo.table("duplicates.sketch") is not None
 
 
 def test_list_keeps_what_it_learnt_of_the_whole_workspace_and_uses_it(cli: Invoke, tmp_path: Path) -> None:

@@ -4,20 +4,22 @@ counts promote facts, never routine (SPEC §7). English and Chinese, texts of ou
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from conftest import Invoke, as_json
-from memcli.core.analysis import Analysis, Reading, analyse, read_texts, standing, standing_of
+from memcli.core.analysis import Analysis, Reading, TextFacts, analyse, read_texts, standing_of
 from memcli.core.entries import parse
 from memcli.core.judgement import routine
 from memcli.core.judgement.importance import Label, judge
 from memcli.core.lifecycle import History, Plan, View, plan
 from memcli.core.policy import Policy
-from memcli.core.roles import MemoryFile, classify
+from memcli.core.roles import MemoryFile, Role, classify
 from memcli.core.rules import DEFAULT_RULES
 from memcli.core.scoring import scoring_text
 from memcli.core.similarity import normalise
@@ -178,10 +180,14 @@ def test_a_tool_use_or_a_setting_said_again_is_no_routine() -> None:
     assert found == {}
 
 
-def test_the_standing_lets_go_of_what_it_was_read_from_and_is_the_same() -> None:
-    """`standing_of` takes what it needs from the notes and their facts, then empties the
-    reading (list after a change frees them before the duplicates are looked for); the
-    Standing is the one `standing` works out, routine and MEMORY.md's groups included."""
+T = TypeVar("T")
+
+
+def test_the_standing_lets_go_of_what_it_was_read_from() -> None:
+    """`standing_of` takes what it needs from the notes and their facts, then lets go of
+    them before the duplicates are looked for (list after a change holds no note then): the
+    facts are freed by the time the duplicate finder first maps over texts. The Standing
+    still knows which groups MEMORY.md has a member of, and what is routine."""
     files = on_days(["Checked the build: green", "Deploy of atlas-api v2.3 done, port 8080"], 12)
     files["MEMORY.md"] = "# Memory\n\n- Deploy of atlas-api v2.3 done, port 8080\n"
     parsed = []
@@ -189,9 +195,28 @@ def test_the_standing_lets_go_of_what_it_was_read_from_and_is_the_same() -> None
         f = classify(rel)
         assert isinstance(f, MemoryFile)
         parsed.append((f, parse(text, rel, f.date)))
-    facts = read_texts(parsed, DEFAULT_RULES, True)
-    reading = Reading(list(parsed), dict(facts))
-    found = standing_of(reading, Policy(), DEFAULT_RULES)
-    assert not reading.files and not reading.facts
-    assert found == standing(parsed, Policy(), DEFAULT_RULES, facts=facts)
-    assert found.recurring and found.core_groups and found.sizes == tuple(len(d.entries) for _, d in parsed)
+    roles = [f.role for f, doc in parsed for _ in doc.entries]
+
+    class Facts(dict[str, TextFacts]):  # (a dict a weak reference can point at)
+        pass
+
+    facts = Facts(read_texts(parsed, DEFAULT_RULES, True))
+    held = weakref.ref(facts)
+    reading = Reading(list(parsed), facts)
+    del facts
+    freed: list[bool] = []
+
+    def mapper(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
+        freed.append(held() is None)
+        return [function(t) for t in texts]
+
+    found = standing_of(reading, Policy(), DEFAULT_RULES, mapper)
+    assert freed and freed[0] and not reading.files
+    in_core = {
+        n
+        for n, g in enumerate(found.groups)
+        if any(roles[i] is Role.CORE for i in (g.keep, *(d for d, _ in g.duplicates)))
+    }
+    assert found.core_groups == in_core and in_core
+    assert "- Checked the build: green" in found.recurring
+    assert found.sizes == tuple(len(doc.entries) for _, doc in parsed)

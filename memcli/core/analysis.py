@@ -205,10 +205,8 @@ def standing_of(
     """The Standing of what was read (see `standing`); `reading` is emptied."""
     recurring = learn_routine(reading.files, reading.facts, rules)
     picked, items = compared(reading.files, reading.facts, recurring)
-    described = {t: fact.description for t, fact in reading.facts.items()}
     sizes = tuple(len(doc.entries) for _, doc in reading.files)
-    reading.files, reading.facts = (), {}
-    found = duplicate_groups(items, policy.dedupe_threshold, mapper, described, memo)
+    found = duplicate_groups(items, policy.dedupe_threshold, mapper, _descriptions(reading), memo)
     core_groups = frozenset(
         n
         for n, group in enumerate(found)
@@ -221,6 +219,15 @@ def standing_of(
         for i, _ in group.duplicates:
             membership[i] = n
     return Standing(groups, membership, core_groups, recurring, sizes)
+
+
+def _descriptions(reading: Reading) -> dict[str, Description]:
+    """Each text's description, the last thing taken from the reading, which is emptied:
+    the duplicate finder holds the descriptions alone, and lets go of them once its keys
+    are made."""
+    described = {t: fact.description for t, fact in reading.facts.items()}
+    reading.files, reading.facts = (), {}
+    return described
 
 
 def analyse(

@@ -342,7 +342,7 @@ class Blocking:
     def __init__(
         self,
         features: Sequence[Terms],
-        value_sets: Sequence[Iterable[str]],
+        value_sets: Sequence[Collection[str]],
         threshold: float,
         common: int = COMMON,
         days: Sequence[tuple[bool, Iterable[date | None]]] | None = None,
@@ -479,7 +479,7 @@ def refinements(value: str) -> str:
 
 def candidate_pairs(
     features: Sequence[Mapping[str, float]],
-    value_sets: Sequence[Iterable[str]],
+    value_sets: Sequence[Collection[str]],
     threshold: float,
     common: int = COMMON,
 ) -> Iterator[tuple[int, int]]:
