@@ -18,8 +18,9 @@ Mentions promote facts, never routine.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable
 from datetime import date
+from typing import TypeVar
 
 ROUTINE_MIN_DAYS = 5  # "many days": more than promote_mentions (3) a fact needs, with room
 # What makes a recurring line a fact said again rather than routine.
@@ -40,6 +41,21 @@ def shape(normalised: str) -> str:
     return _FIGURES.sub("#", normalised)
 
 
+H = TypeVar("H", bound=Hashable)
+
+
+def _gather(into: dict[str, H | set[H]], key: str, value: H) -> None:
+    """`value` held under `key`: itself while it is the only one (most keys have one), a
+    set of them once another comes."""
+    held = into.get(key)
+    if held is None:
+        into[key] = value
+    elif isinstance(held, set):
+        held.add(value)
+    elif held != value:
+        into[key] = {held, value}
+
+
 def learn(
     dated: Iterable[tuple[str, date]],
     normalised: Callable[[str], str],
@@ -56,20 +72,8 @@ def learn(
         if not norm:
             continue
         key = shape(norm)
-        seen = days.get(key)
-        if seen is None:
-            days[key] = day
-        elif isinstance(seen, set):
-            seen.add(day)
-        elif seen != day:
-            days[key] = {seen, day}
-        held = texts.get(key)
-        if held is None:
-            texts[key] = text
-        elif isinstance(held, set):
-            held.add(text)
-        elif held != text:
-            texts[key] = {held, text}
+        _gather(days, key, day)
+        _gather(texts, key, text)
     found: dict[str, int] = {}
     for key, seen in days.items():
         if not isinstance(seen, set) or len(seen) < min_days:
