@@ -16,13 +16,14 @@ import contextlib
 import gc
 import hashlib
 import hmac
+import io
 import os
 import pickle
 import sqlite3
 import sys
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from memcli.core.memo import Memo
 from memcli.core.roles import STATE_DIR
@@ -37,7 +38,7 @@ def code_digest() -> bytes:
     """Every module of memcli's core: the memo holds answers of its functions."""
     import memcli.core
 
-    digest = hashlib.sha256(f"memo-1|{sys.version_info[:3]}".encode())
+    digest = hashlib.sha256(f"memo-2|{sys.version_info[:3]}".encode())
     for source in sorted(Path(str(memcli.core.__file__)).parent.rglob("*.py")):
         with contextlib.suppress(OSError):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
@@ -113,43 +114,90 @@ def _connect(root: Path) -> sqlite3.Connection | None:
     return db
 
 
-def _unpickled(data: bytes) -> object:
-    """A table: up to a few million small objects, none of them garbage, so the collector,
-    which would walk them all again and again as they are made, waits until they are."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return pickle.loads(data)
-    finally:
-        if enabled:
-            gc.enable()
+_COLUMNS = "memcli.memo.columns.1"
+PART = 16_384  # keys in one row: a table is stored and loaded a row at a time
+
+
+def _columns(table: dict[Hashable, Any]) -> object:
+    """A table as it is stored: keyed by texts (or tuples of as many texts), its keys as
+    columns of texts beside a list of its values, which loading turns into one dict at
+    once (a dict of the pickled keys, copied with shared texts, held both for a moment:
+    100 MB more for a decade's verdicts). Other keys: the table as it is."""
+    keys = list(table)
+    first = keys[0] if keys else ""
+    width = len(first) if type(first) is tuple else 0
+    if width == 0 and all(type(key) is str for key in keys):
+        columns = [keys]
+    elif width > 0 and all(
+        type(key) is tuple and len(key) == width and all(type(part) is str for part in key) for key in keys
+    ):
+        pairs = cast(list[tuple[str, ...]], keys)
+        columns = [[key[c] for key in pairs] for c in range(width)]
+    else:
+        return table
+    return (_COLUMNS, width, columns, list(table.values()))
+
+
+def _parts(table: dict[Hashable, Any], size: int) -> Iterator[object]:
+    """The table in parts of `size` keys (`_columns`), each a row of its own."""
+    stored = _columns(table)
+    if not isinstance(stored, tuple):
+        yield stored
+        return
+    tag, width, columns, values = stored
+    for start in range(0, max(len(values), 1), size):
+        yield (tag, width, [column[start : start + size] for column in columns], values[start : start + size])
+
+
+def _row_name(name: str, k: int) -> str:
+    """A table's k-th row: the first by the table's name, the rest after it in order."""
+    return name if k == 0 else f"{name}\0{k:06d}"
+
+
+class _Rows:
+    """What one unpickler reads a table's rows through, a row at a time: the rows were
+    pickled by one pickler, so a later row may refer to what an earlier one held (a feature
+    found in many texts is one string however many rows have it)."""
+
+    def __init__(self) -> None:
+        self.row = io.BytesIO()
+
+    def read(self, n: int = -1) -> bytes:
+        return self.row.read(n)
+
+    def readinto(self, buffer: Any) -> int:
+        return self.row.readinto(buffer)
+
+    def readline(self, limit: int = -1) -> bytes:
+        return self.row.readline(limit)
 
 
 class MemoStore:
     """The memo's rows of one workspace under one stamp: `load` is the Memo's loader,
     `store` its sink."""
 
-    def __init__(self, root: Path, stamp: str) -> None:
+    def __init__(self, root: Path, stamp: str, part: int = PART) -> None:
         self.root = root
         self.stamp = stamp
+        self.part = part  # keys in one row
         self.key = _key(create=False)
         self.pruned = False
         self.texts: dict[str, str] = {}  # every text a table loaded is keyed by, once
 
-    def _shared_keys(self, table: dict[Hashable, Any]) -> dict[Hashable, Any]:
-        """The table with each text of its keys one object across all its tables: each is a
-        pickle of its own, and most tables are keyed by the same texts (a decade's
-        duplicate tables hold 200 MB of copies of them otherwise)."""
+    def _table(self, stored: object) -> dict[Hashable, Any] | None:
+        """A row as stored (`_columns`) with each text of its keys one object across all
+        the tables: each is a pickle of its own, and most tables are keyed by the same texts
+        (a decade's duplicate tables hold 200 MB of copies of them otherwise)."""
+        if isinstance(stored, dict):  # keys that are not texts or tuples of them
+            return stored
+        if not (isinstance(stored, tuple) and len(stored) == 4 and stored[0] == _COLUMNS):
+            return None
+        _, width, columns, values = stored
         texts = self.texts
-        shared: dict[Hashable, Any] = {}
-        while table:  # (taken out one by one: each copy of a text is let go at once)
-            key, value = table.popitem()
-            if type(key) is str:
-                key = texts.setdefault(key, key)
-            elif type(key) is tuple and all(type(part) is str for part in key):
-                key = tuple(texts.setdefault(part, part) for part in key)
-            shared[key] = value
-        return dict(reversed(shared.items()))  # (in the order stored)
+        for c, column in enumerate(columns):  # (a copy is let go once no column holds it)
+            columns[c] = [texts.setdefault(text, text) for text in column]
+        keys = columns[0] if width == 0 else zip(*columns, strict=True)
+        return dict(zip(keys, values, strict=True))
 
     def memo(self) -> Memo:
         return Memo(loader=self.load, sink=self.store)
@@ -159,20 +207,13 @@ class MemoStore:
         if self.key is None:
             return None
         db = None
+        enabled = gc.isenabled()
+        # A table: up to a few million small objects, none of them garbage, so the
+        # collector, which would walk them all again and again as they are made, waits.
+        gc.disable()
         try:
             db = _connect(self.root)
-            if db is None:
-                return None
-            row = db.execute(
-                f"SELECT mac, data FROM {TABLE} WHERE stamp = ? AND name = ?", (self.stamp, name)
-            ).fetchone()
-            if row is None:
-                return None
-            data = bytes(row[1])
-            if not hmac.compare_digest(bytes(row[0]), _mac(self.key, self.stamp, name, data)):
-                return None
-            table = _unpickled(data)
-            return self._shared_keys(table) if isinstance(table, dict) else None
+            return self._rows_of(db, name) if db is not None else None
         except (
             sqlite3.Error,
             OSError,
@@ -184,12 +225,44 @@ class MemoStore:
         ):
             return None
         finally:
+            if enabled:
+                gc.enable()
             if db is not None:
                 db.close()
 
+    def _rows_of(self, db: sqlite3.Connection, name: str) -> dict[Hashable, Any] | None:
+        """A table's rows, each checked before it is unpickled: a row's MAC covers the row
+        before it, so rows of two different stores are never read as one table."""
+        assert self.key is not None
+        rows = db.execute(
+            f"SELECT name, mac, data FROM {TABLE} WHERE stamp = ? AND (name = ? OR name BETWEEN ? AND ?)"
+            " ORDER BY name",
+            (self.stamp, name, f"{name}\0", f"{name}\1"),
+        )
+        source = _Rows()
+        unpickler = pickle.Unpickler(source)
+        table: dict[Hashable, Any] | None = None
+        before = b""
+        for k, (row_name, mac, data) in enumerate(rows):
+            if row_name != _row_name(name, k):
+                return None
+            if not hmac.compare_digest(bytes(mac), _mac(self.key, self.stamp, row_name, before + data)):
+                return None
+            source.row = io.BytesIO(data)
+            part = self._table(unpickler.load())
+            if part is None or source.row.read(1):
+                return None
+            if table is None:
+                table = part
+            else:
+                table.update(part)
+            before = bytes(mac)
+        return table
+
     def store(self, name: str, table: dict[Hashable, Any]) -> None:
-        """Keep one table's answers for the next run; the first table stored drops the rows
-        of other stamps (another memcli, other rules or policy)."""
+        """Keep one table's answers for the next run, a row at a time (a decade's sketches
+        pickled whole, and sqlite's copy of the pickle, were 170 MB at once); the first
+        table stored drops the rows of other stamps (another memcli, other rules or policy)."""
         if self.key is None:
             self.key = _key(create=True)
             if self.key is None:
@@ -199,15 +272,26 @@ class MemoStore:
             db = _connect(self.root)
             if db is None:
                 return
-            data = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
             with db:
                 if not self.pruned:
                     db.execute(f"DELETE FROM {TABLE} WHERE stamp != ?", (self.stamp,))
                     self.pruned = True
                 db.execute(
-                    f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?)",
-                    (self.stamp, name, _mac(self.key, self.stamp, name, data), data),
+                    f"DELETE FROM {TABLE} WHERE stamp = ? AND (name = ? OR name BETWEEN ? AND ?)",
+                    (self.stamp, name, f"{name}\0", f"{name}\1"),
                 )
+                buffer = io.BytesIO()
+                pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+                before = b""
+                for k, part in enumerate(_parts(table, self.part)):
+                    pickler.dump(part)
+                    data = buffer.getvalue()
+                    buffer.seek(0)
+                    buffer.truncate()
+                    row_name = _row_name(name, k)
+                    mac = _mac(self.key, self.stamp, row_name, before + data)
+                    db.execute(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", (self.stamp, row_name, mac, data))
+                    before = mac
         except (sqlite3.Error, OSError, pickle.PicklingError, ValueError, TypeError, RecursionError):
             return
         finally:
@@ -227,7 +311,9 @@ def memo_state(root: Path, stamp: str) -> tuple[int, int]:
         return 0, 0
     try:
         row = db.execute(
-            f"SELECT count(*), coalesce(sum(length(data)), 0) FROM {TABLE} WHERE stamp = ?", (stamp,)
+            f"SELECT coalesce(sum(instr(name, char(0)) = 0), 0), coalesce(sum(length(data)), 0)"
+            f" FROM {TABLE} WHERE stamp = ?",
+            (stamp,),
         )
         tables, size = row.fetchone()
         return int(tables), int(size)
