@@ -414,12 +414,6 @@ class Blocking:
         self.sets: dict[str, set[int]] = {}
         self.value_sets: dict[str, set[int]] = {}
 
-    def forget_look_ups(self) -> None:
-        """Let go of the sets `near` made of the entries filed under a value or a feature (a
-        few common features' sets take tens of megabytes), when no more look-ups follow."""
-        self.sets.clear()
-        self.value_sets.clear()
-
     def _value_set(self, value: str) -> set[int]:
         found = self.value_sets.get(value)
         if found is None:
@@ -616,7 +610,10 @@ def duplicate_groups(
     verify = _Verifier(unique, values, blocking, threshold, memo)
     candidates = Candidates(blocking, len(unique))
     if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
-        blocking.forget_look_ups()  # (the candidates are all found)
+        # the candidates are all found: what found them is let go before they are judged
+        # (the judging then has the room the blocking took, 100 MB on a decade)
+        verify.blocking = None
+        del blocking
         found = [verify.pairs(candidates)]  # (a run that knows most verdicts from the memo)
     else:  # each entry judges its own neighbours on every core (when `mapper` can)
         found = []
@@ -764,7 +761,7 @@ class _Verifier:
     ) -> None:
         self.unique = unique
         self.values = values
-        self.blocking = blocking
+        self.blocking: Blocking | None = blocking  # (let go once every candidate is found)
         self.threshold = threshold
         self.shapes = _Shapes(unique, memo.table("duplicates.shape", stored=False))
         self.verdicts = memo.table("duplicates.judged")  # (text, text) -> (same, similarity)
@@ -830,6 +827,7 @@ class _Verifier:
         i = int(index)
         self.judged = []
         try:
+            assert self.blocking is not None, "the candidates of a key are asked for after the blocking"
             found = self.pairs((i, j) if i < j else (j, i) for j in self.blocking.near(i))
             return found, self.judged
         finally:
