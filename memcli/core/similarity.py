@@ -595,18 +595,20 @@ def duplicate_groups(
     del keys, described, known  # (what found the keys is not needed again)
     # (worked out again rather than remembered: most are the text's values themselves)
     values: list[frozenset[str]] = [value_keys(k.values) for k in unique]
+    features = [
+        sketches.get(k.text, _sketch_terms, k.norm, k.values) if not k.routine else NO_TERMS for k in unique
+    ]
+    # the tables are done with before the blocking is built: stored (and let go) while
+    # the run holds the least it will (storing the sketches takes 30 MB for a moment)
+    del statuses, sketches
+    memo.finish("duplicates.status", "duplicates.sketch")
     blocking = Blocking(
-        [
-            sketches.get(k.text, _sketch_terms, k.norm, k.values) if not k.routine else NO_TERMS
-            for k in unique
-        ],
+        features,
         _Worked(lambda i: _with_words(values[i], unique[i].values), len(unique)),
         threshold,
         days=_Worked(lambda i: (unique[i].routine, unique[i].days), len(unique)),
     )
-    # what the blocking was built from is let go before the pairs are judged
-    del statuses, sketches
-    memo.finish("duplicates.status", "duplicates.sketch")
+    del features  # (what the blocking was built from is let go before the pairs are judged)
     verify = _Verifier(unique, values, blocking, threshold, memo)
     candidates = Candidates(blocking, len(unique))
     if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
