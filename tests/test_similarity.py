@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from collections.abc import Collection, Iterable
 from datetime import date
@@ -11,22 +12,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rapidfuzz.fuzz import ratio
 
 from conftest import NOW, REPO, Invoke, as_json
 from memcli.core.judgement.duplicates import judge
 from memcli.core.judgement.wording import Shape, shape, sketch, status_marks, value_keys
-from memcli.core.memo import Memo
+from memcli.core.memo import Memo, Table
 from memcli.core.similarity import (
     Blocking,
     Candidates,
     Item,
+    Vocabulary,
     _with_day,
     candidate_pairs,
     duplicate_groups,
     normalise,
     polarity,
     terms,
+    terms_of,
     values,
 )
 
@@ -399,3 +404,70 @@ def test_a_keys_days_are_a_tuple_up_to_four_then_a_set() -> None:
     days = _with_day(days, later[1])
     assert isinstance(days, set) and days == {D1, D2, D3, *later}
     assert _with_day(days, D1) is days and len(days) == 5
+
+
+_NAMES = st.text(alphabet=st.sampled_from("abcxyz-_:/.0123456789数据库周会端口部署"), min_size=1, max_size=12)
+_WEIGHTS = st.sampled_from([0.25, 0.5, 1.0, 1.5]) | st.floats(min_value=0.01, max_value=3, allow_nan=False)
+
+
+@given(st.lists(st.dictionaries(_NAMES, _WEIGHTS, max_size=30), max_size=12))
+def test_a_kept_sketch_reads_back_as_its_features_and_weights_in_order(
+    sketches: list[dict[str, float]],
+) -> None:
+    """A sketch kept by a vocabulary (numbers in one bytes object) reads back as the very
+    features and weights, in the sketch's order; pickled, the sketches share one vocabulary
+    and still read the same."""
+    vocabulary = Vocabulary()
+    kept = [vocabulary.kept(s) for s in sketches]
+    assert [terms_of(k) for k in kept] == [(tuple(s), tuple(s.values())) for s in sketches]
+    assert len(vocabulary.names) == len({name for s in sketches for name in s})
+    again = pickle.loads(pickle.dumps(kept))
+    assert len({id(k[0]) for k in again}) <= 1
+    assert [terms_of(k) for k in again] == [terms_of(k) for k in kept]
+
+
+def test_a_crowded_vocabulary_is_numbered_again_by_the_names_in_use() -> None:
+    """Names of texts that are gone are dropped once a vocabulary holds a quarter more than
+    when it was last numbered: the table's sketches then read the same by a smaller one, and
+    a sketch of the old numbering still reads the same by the old one."""
+    vocabulary = Vocabulary()
+    table = Table()
+    live = {
+        "- deploy atlas-api": {"deploy": 1.0, "atlas-api": 1.5},
+        "- 周会改到周三": {"周会": 1.0, "周三": 0.5},
+    }
+    for text, found in live.items():
+        table.get(text, vocabulary.kept, found)
+    vocabulary.base = len(vocabulary.names)
+    gone = [vocabulary.kept({f"gone{k}": 1.0}) for k in range(2000)]
+    assert vocabulary.crowded()
+    fresh = vocabulary.compacted(table)
+    assert sorted(fresh.names) == sorted({name for found in live.values() for name in found})
+    assert not fresh.crowded() and fresh.base == len(fresh.names)
+    for text, found in live.items():
+        assert terms_of(table.get(text, lambda: None)) == (tuple(found), tuple(found.values()))
+        assert table.get(text, lambda: None)[0] is fresh
+    assert terms_of(gone[5]) == (("gone5",), (1.0,))
+
+
+def test_groups_are_the_same_when_the_memo_renumbers_its_sketches() -> None:
+    """A run whose sketch vocabulary is crowded numbers it again; its groups are those of a
+    run that remembers nothing, and the vocabulary it stores holds only the names in use."""
+    stored: dict[str, dict[Any, Any]] = {}
+    rng = random.Random(3)
+    texts = _reworded(rng, _random_corpus(rng, 60))
+    items = [Item(t, D1 if k % 2 else D2) for k, t in enumerate(texts)]
+    first = Memo(sink=lambda name, table: stored.__setitem__(name, dict(table)))
+    cold = duplicate_groups(items, 0.8, memo=first)
+    first.finish_all()
+    sketches = stored["duplicates.sketch"]
+    vocabulary = next(iter(sketches.values()))[0]
+    in_use = len(vocabulary.names)
+    for k in range(3 * in_use + 2000):  # names of texts since gone
+        vocabulary.kept({f"gone {k}": 1.0})
+    again = Memo(loader=stored.get, sink=lambda name, table: stored.__setitem__(name, dict(table)))
+    assert duplicate_groups(items, 0.8, memo=again) == cold
+    again.finish_all()
+    renumbered = {id(v[0]): v[0] for v in stored["duplicates.sketch"].values()}
+    assert len(renumbered) == 1 and len(next(iter(renumbered.values())).names) == in_use
+    assert duplicate_groups(items, 0.8, memo=Memo(loader=stored.get)) == cold

@@ -25,7 +25,7 @@ _MISSING: Any = object()
 class Table:
     """One function's answers, by its arguments (a text, or a tuple of them)."""
 
-    __slots__ = ("added", "asked", "known", "loaded", "stored")
+    __slots__ = ("added", "asked", "known", "loaded", "remapped", "stored")
 
     def __init__(self, known: dict[Hashable, Any] | None = None, stored: bool = True) -> None:
         # an answer of last time moves from `known` to `asked` when asked for: its key is
@@ -35,6 +35,7 @@ class Table:
         self.stored = stored  # kept for the next run (else: for this run only)
         self.asked: dict[Hashable, Any] = {}  # what this run asked for, answered
         self.added = 0  # answers worked out this run
+        self.remapped = False  # answers put another way this run (`remap`)
 
     def get(self, key: Hashable, compute: Callable[..., T], *args: Any) -> T:
         """The answer for `key`, from last time when known, else `compute(*args)`."""
@@ -69,6 +70,21 @@ class Table:
             if key not in self.known:
                 self.added += 1
 
+    def sample(self) -> Any:
+        """One answer of this run or the last, asking nothing; None when there are none."""
+        for answers in (self.asked, self.known):
+            for value in answers.values():
+                return value
+        return None
+
+    def remap(self, change: Callable[[Any], Any]) -> None:
+        """Every answer held, of this run and the last, put another way that means the same
+        (a sketch numbered again): how the answer is held changes, not what it says."""
+        for answers in (self.asked, self.known):
+            for key, value in answers.items():
+                answers[key] = change(value)
+        self.remapped = True
+
     def keep(self, wanted: Callable[[Any], bool]) -> None:
         """Keep for the next run the answers of last time `wanted` names, asked for or not
         (those worker processes used: their asking is not seen here)."""
@@ -81,7 +97,7 @@ class Table:
         """Whether storing the table again would change it: new answers, or old ones no
         longer asked for. A table this run did not use at all (a command that does not
         plan: `dedupe` asks no supersede verdict) is kept as it was."""
-        return self.added > 0 or (bool(self.asked) and len(self.asked) != self.loaded)
+        return self.added > 0 or self.remapped or (bool(self.asked) and len(self.asked) != self.loaded)
 
     def to_store(self) -> dict[Hashable, Any]:
         return self.asked if self.asked else self.known

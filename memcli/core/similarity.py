@@ -394,7 +394,9 @@ class Blocking:
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[tuple[str, ...]] = []
         self.probes: list[tuple[str, ...]] = []
+        totals = array("d")
         for i, ((all_names, all_weights), anchor) in enumerate(zip(features, self.anchor, strict=True)):
+            totals.append(sum(all_weights))
             if anchor:
                 self.rarest.append(())
                 self.probes.append(())
@@ -409,7 +411,7 @@ class Blocking:
                 if rest < need - MAX_WEIGHT:
                     break
             self.probes.append(tuple(f for f in prefix if len(by_feature[f]) <= common))
-        self.totals = array("d", (sum(weights) for _, weights in features))
+        self.totals = totals
         self.by_feature, self.by_value = by_feature, by_value
         self.sets: dict[str, set[int]] = {}
         self.value_sets: dict[str, set[int]] = {}
@@ -595,15 +597,18 @@ def duplicate_groups(
     del keys, described, known  # (what found the keys is not needed again)
     # (worked out again rather than remembered: most are the text's values themselves)
     values: list[frozenset[str]] = [value_keys(k.values) for k in unique]
-    features = [
-        sketches.get(k.text, _sketch_terms, k.norm, k.values) if not k.routine else NO_TERMS for k in unique
-    ]
+    vocabulary = _vocabulary_of(sketches)
+    features = _sketches(unique, sketches, vocabulary)
+    if vocabulary.base == 0:  # (a new vocabulary: what it holds now is its size)
+        vocabulary.base = len(vocabulary.names)
+    elif vocabulary.crowded():  # numbered again by the names the sketches use
+        features = _sketches(unique, sketches, vocabulary.compacted(sketches))
     # the tables are done with before the blocking is built: stored (and let go) while
     # the run holds the least it will (storing the sketches takes 30 MB for a moment)
     del statuses, sketches
     memo.finish("duplicates.status", "duplicates.sketch")
     blocking = Blocking(
-        features,
+        _read_as(terms_of, features),
         _Worked(lambda i: _with_words(values[i], unique[i].values), len(unique)),
         threshold,
         days=_Worked(lambda i: (unique[i].routine, unique[i].days), len(unique)),
@@ -689,6 +694,19 @@ class _Worked(Sequence[T]):
         return self.work(i % self.size)
 
 
+def _sketches(unique: Sequence[_Key], table: Table, vocabulary: Vocabulary) -> list[Sketch]:
+    """Each key's sketch, as last time when the table holds it (a routine event has none:
+    it is matched within its day)."""
+    return [
+        table.get(k.text, vocabulary.sketch, k.norm, k.values) if not k.routine else NO_SKETCH for k in unique
+    ]
+
+
+def _read_as(function: Callable[[Any], T], items: Sequence[Any]) -> _Worked[T]:
+    """The items, each read by `function` when it is read (a kept sketch as its terms)."""
+    return _Worked(lambda i: function(items[i]), len(items))
+
+
 def _with_words(keys: frozenset[str], values: frozenset[str]) -> frozenset[str]:
     """An entry's value keys and the identifiers among its values joined by hyphens
     (atlas-api): words to the verdict, but rare enough to find its restatements by. The
@@ -712,6 +730,95 @@ def _sketch_terms(norm: str, values: frozenset[str]) -> Terms:
     from memcli.core.judgement.wording import sketch
 
     return terms(sketch(norm, values))
+
+
+Sketch = tuple["Vocabulary", bytes]  # a sketch as the memo keeps it (see `Vocabulary`)
+
+
+class Vocabulary:
+    """The features and weights of many sketches, each numbered once: a sketch is kept as
+    its vocabulary and one bytes object, each feature's number then each weight's (four
+    bytes each), in the sketch's order. A decade's 188,000 sketches took 100 MB as a
+    tuple of names and an array of weights each, and take 40 MB so; the memo pickles the
+    vocabulary once, with the first sketch that refers to it."""
+
+    def __init__(self, names: Sequence[str] = (), weights: Sequence[float] = (), base: int = 0) -> None:
+        self.names = list(names)
+        self.weights = list(weights)
+        self.base = base  # how many names it had when it was last numbered (0: new)
+        # the names numbered this run, by their number: a name numbered in an earlier run
+        # and met again in a new text is numbered again (a map of every name would hold
+        # 20 MB for a decade's few dozen new texts), until the vocabulary is numbered anew
+        self._numbers: dict[str, int] = {}
+        self._weight_numbers: dict[float, int] | None = None
+
+    def __eq__(self, other: object) -> bool:  # (the same numbering: sketches read the same)
+        return isinstance(other, Vocabulary) and (self.names, self.weights) == (other.names, other.weights)
+
+    __hash__ = None  # type: ignore[assignment]  # (it learns new names)
+
+    def __reduce__(self) -> tuple[type[Vocabulary], tuple[list[str], list[float], int]]:
+        return (Vocabulary, (self.names, self.weights, self.base))
+
+    def sketch(self, norm: str, values: frozenset[str]) -> Sketch:
+        from memcli.core.judgement.wording import sketch
+
+        return self.kept(sketch(norm, values))
+
+    def kept(self, weights: Mapping[str, float]) -> Sketch:
+        """A sketch (feature: weight) numbered by this vocabulary, which learns what it
+        has not seen."""
+        if self._weight_numbers is None:  # (a handful: the rules' weights)
+            self._weight_numbers = {w: k for k, w in enumerate(self.weights)}
+        numbers, weight_numbers = self._numbers, self._weight_numbers
+        ids = array("I")
+        codes = array("I")
+        for name, weight in weights.items():
+            k = numbers.get(name)
+            if k is None:
+                k = numbers[name] = len(self.names)
+                self.names.append(sys.intern(name))
+            c = weight_numbers.get(weight)
+            if c is None:
+                c = weight_numbers[weight] = len(self.weights)
+                self.weights.append(weight)
+            ids.append(k)
+            codes.append(c)
+        return (self, ids.tobytes() + codes.tobytes())
+
+    def crowded(self) -> bool:
+        """Whether it holds a quarter more names than when it was last numbered again."""
+        return len(self.names) > max(1024, self.base + self.base // 4)
+
+    def compacted(self, table: Table) -> Vocabulary:
+        """A vocabulary of only the names the table's sketches use (the others' texts are
+        gone), and the table's sketches numbered by it: it follows the workspace, as the
+        tables do. This one is left as it is: a sketch numbered by it still reads the same."""
+        fresh = Vocabulary()
+        table.remap(lambda found: fresh.kept(dict(zip(*terms_of(found), strict=True))) if found[1] else found)
+        fresh.base = len(fresh.names)
+        fresh._numbers = {}
+        return fresh
+
+
+NO_SKETCH: Sketch = (Vocabulary(), b"")
+
+
+def _vocabulary_of(table: Table) -> Vocabulary:
+    """The vocabulary the table's sketches are numbered by; a new one for a new table."""
+    found = table.sample()
+    return found[0] if isinstance(found, tuple) and isinstance(found[0], Vocabulary) else Vocabulary()
+
+
+def terms_of(sketch: Sketch) -> Terms:
+    """A kept sketch's features and weights, as the blocking reads them."""
+    vocabulary, data = sketch
+    n = len(data) // 8
+    view = memoryview(data)
+    names, weights = vocabulary.names, vocabulary.weights
+    return tuple(map(names.__getitem__, view[: 4 * n].cast("I"))), tuple(
+        map(weights.__getitem__, view[4 * n :].cast("I"))
+    )
 
 
 class Candidates:

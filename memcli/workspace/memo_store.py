@@ -38,7 +38,7 @@ def code_digest() -> bytes:
     """Every module of memcli's core: the memo holds answers of its functions."""
     import memcli.core
 
-    digest = hashlib.sha256(f"memo-2|{sys.version_info[:3]}".encode())
+    digest = hashlib.sha256(f"memo-3|{sys.version_info[:3]}|{sys.byteorder}".encode())
     for source in sorted(Path(str(memcli.core.__file__)).parent.rglob("*.py")):
         with contextlib.suppress(OSError):
             digest.update(source.name.encode() + b"\0" + source.read_bytes())
