@@ -18,6 +18,7 @@ import re
 import sys
 import unicodedata
 from array import array
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -413,20 +414,6 @@ class Blocking:
             self.probes.append(tuple(f for f in prefix if len(by_feature[f]) <= common))
         self.totals = totals
         self.by_feature, self.by_value = by_feature, by_value
-        self.sets: dict[str, set[int]] = {}
-        self.value_sets: dict[str, set[int]] = {}
-
-    def _value_set(self, value: str) -> set[int]:
-        found = self.value_sets.get(value)
-        if found is None:
-            found = self.value_sets[value] = set(self.by_value[value])
-        return found
-
-    def _set(self, feature: str) -> set[int]:
-        found = self.sets.get(feature)
-        if found is None:
-            found = self.sets[feature] = set(self.by_feature[feature])
-        return found
 
     def near(self, i: int) -> set[int]:
         """The entries entry i is worth judging against (i itself left out)."""
@@ -442,13 +429,11 @@ class Blocking:
             if len(lists) == 1:
                 seen.update(lists[0])
             else:
-                others = [self._value_set(v) for v in anchor if self.by_value[v] is not lists[0]]
-                seen.update(j for j in lists[0] if all(j in o for o in others))
+                seen.update(_in_all(lists[0], lists[1:]))
         rarest = self.rarest[i]
         if rarest:
             filed = sorted((self.by_feature[f] for f in rarest), key=len)
-            others = [self._set(f) for f in rarest if self.by_feature[f] is not filed[0]]
-            seen.update(j for j in filed[0] if all(j in o for o in others))
+            seen.update(_in_all(filed[0], filed[1:]))
         probes = self.probes[i]
         if len(probes) >= 2:
             hits: Counter[int] = Counter()
@@ -457,6 +442,19 @@ class Blocking:
             seen.update(j for j, k in hits.items() if k >= 2)
         seen.discard(i)
         return {j for j in seen if low <= totals[j] <= high}
+
+
+def _in_all(shortest: Sequence[int], others: Sequence[Sequence[int]]) -> Iterator[int]:
+    """The entries of the shortest list that every other list holds too. Each list is
+    filed in order of the entries, so a look-up is a binary search (a set of each feature's
+    entries, made once and kept, was 50 MB on a decade)."""
+    for j in shortest:
+        for other in others:
+            k = bisect_left(other, j)
+            if k == len(other) or other[k] != j:
+                break
+        else:
+            yield j
 
 
 def _ranks(counts: Mapping[str, int]) -> dict[str, int]:
