@@ -364,7 +364,6 @@ class Blocking:
             return {v.removeprefix(NAME_MARK) for v in value_sets[i]} if not self.routine[i] else set()
 
         value_counts: Counter[str] = Counter(chain.from_iterable(map(plain, range(len(value_sets)))))
-        value_rank = _ranks(value_counts)
         by_value: dict[str, array[int]] = defaultdict(lambda: array("i"))
         self.anchor: list[tuple[str, ...]] = []
         for i in range(len(value_sets)):
@@ -377,12 +376,13 @@ class Blocking:
             }:
                 by_value[v].append(i)
             # the rarest (most entries have none: one empty tuple for them all)
-            self.anchor.append(tuple(sorted(vs, key=value_rank.__getitem__)[:CONTAINED_KEYS]) if vs else ())
+            rarest_first = sorted(vs, key=lambda v: (value_counts[v], v))
+            self.anchor.append(tuple(rarest_first[:CONTAINED_KEYS]) if vs else ())
 
-        def heavy(i: int) -> list[str]:
+        def heavy(i: int, terms: Terms | None = None) -> list[str]:
             if self.routine[i]:
                 return []
-            names, weights = features[i]
+            names, weights = terms or features[i]
             return [f for f, w in zip(names, weights, strict=True) if w >= HEAVY]
 
         # filed under each heavy feature (the postings as arrays: a list holds 8 bytes an entry)
@@ -390,7 +390,6 @@ class Blocking:
         for i in range(len(features)):
             for f in heavy(i):
                 by_feature[f].append(i)
-        rank = {f: k for k, f in enumerate(sorted(by_feature, key=lambda f: (len(by_feature[f]), f)))}
         dice = max(0.0, threshold - VALUE_SLACK)
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[tuple[str, ...]] = []
@@ -402,7 +401,9 @@ class Blocking:
                 self.rarest.append(())
                 self.probes.append(())
                 continue
-            names = sorted(heavy(i), key=rank.__getitem__)  # the rarest first
+            # the rarest first (by how many entries have them, then by name: no map of every
+            # feature's place is made, 20 MB on a decade)
+            names = sorted(heavy(i, (all_names, all_weights)), key=lambda f: (len(by_feature[f]), f))
             self.rarest.append(tuple(names[:CONTAINED_KEYS]))
             weights = dict(zip(all_names, all_weights, strict=True))
             need, rest, prefix = sum(all_weights) * share, sum(all_weights), []
@@ -413,7 +414,9 @@ class Blocking:
                     break
             self.probes.append(tuple(f for f in prefix if len(by_feature[f]) <= common))
         self.totals = totals
-        self.by_feature, self.by_value = by_feature, by_value
+        # what only one entry is filed under finds no other entry: not kept (most features)
+        self.by_feature = {f: filed for f, filed in by_feature.items() if len(filed) > 1}
+        self.by_value = {v: filed for v, filed in by_value.items() if len(filed) > 1}
 
     def near(self, i: int) -> set[int]:
         """The entries entry i is worth judging against (i itself left out)."""
@@ -425,23 +428,26 @@ class Blocking:
         if self.routine[i]:
             seen.update(self.by_day[self.day[i]])
         if anchor:
-            lists = sorted((self.by_value[v] for v in anchor), key=len)
+            lists = sorted((self.by_value.get(v, _NOWHERE) for v in anchor), key=len)
             if len(lists) == 1:
                 seen.update(lists[0])
             else:
                 seen.update(_in_all(lists[0], lists[1:]))
         rarest = self.rarest[i]
         if rarest:
-            filed = sorted((self.by_feature[f] for f in rarest), key=len)
+            filed = sorted((self.by_feature.get(f, _NOWHERE) for f in rarest), key=len)
             seen.update(_in_all(filed[0], filed[1:]))
         probes = self.probes[i]
         if len(probes) >= 2:
             hits: Counter[int] = Counter()
             for f in probes:
-                hits.update(self.by_feature[f])
+                hits.update(self.by_feature.get(f, _NOWHERE))
             seen.update(j for j, k in hits.items() if k >= 2)
         seen.discard(i)
         return {j for j in seen if low <= totals[j] <= high}
+
+
+_NOWHERE: array[int] = array("i")  # the entries filed under what only one entry has, but it
 
 
 def _in_all(shortest: Sequence[int], others: Sequence[Sequence[int]]) -> Iterator[int]:
@@ -455,11 +461,6 @@ def _in_all(shortest: Sequence[int], others: Sequence[Sequence[int]]) -> Iterato
                 break
         else:
             yield j
-
-
-def _ranks(counts: Mapping[str, int]) -> dict[str, int]:
-    """Each name's place when sorted by (count, name): the rarest first."""
-    return {name: k for k, name in enumerate(sorted(counts, key=lambda name: (counts[name], name)))}
 
 
 def refinements(value: str) -> str:
@@ -631,7 +632,7 @@ def duplicate_groups(
         verify.verdicts.keep(lambda pair: pair[0] in alive and pair[1] in alive)
     # a pair found from both of its sides is the same triple, kept once
     scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
-    parent = list(range(len(unique)))
+    parent = array("i", range(len(unique)))
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -639,18 +640,21 @@ def duplicate_groups(
             x = parent[x]
         return x
 
-    members: dict[int, list[int]] = {i: [i] for i in range(len(unique))}
+    # the keys of each group merged so far, by its root (a key no pair joined is a group of
+    # its own, held by no list: a list for each of a decade's keys was 25 MB)
+    merged: dict[int, list[int]] = {}
     for _, a, b in scored:
         ra, rb = find(a), find(b)
         if ra == rb:
             continue
-        merged = members[ra] + members[rb]
-        if not verify.holds(merged, items):
+        joined = merged.get(ra, [ra]) + merged.get(rb, [rb])
+        if not verify.holds(joined, items):
             continue
         parent[rb] = ra
-        members[ra] = merged
-        del members[rb]
-    groups = [g for g in (verify.group(m, items) for m in members.values()) if g is not None]
+        merged[ra] = joined
+        merged.pop(rb, None)
+    roots = (k for k in range(len(unique)) if parent[k] == k)
+    groups = [g for g in (verify.group(merged.get(k, [k]), items) for k in roots) if g is not None]
     memo.finish(*(f"duplicates.{n}" for n in ("status", "sketch", "shape", "judged")))
     return sorted(groups, key=lambda g: g.keep)
 
