@@ -428,10 +428,11 @@ def test_a_kept_sketch_reads_back_as_its_features_and_weights_in_order(
 
 def test_a_crowded_vocabulary_is_numbered_again_by_the_names_in_use() -> None:
     """Names of texts that are gone are dropped once a vocabulary holds a quarter more than
-    when it was last numbered: the table's sketches then read the same by a smaller one, and
-    a sketch of the old numbering still reads the same by the old one."""
+    when it was last numbered: the sketches this run asked for then read the same by a
+    smaller one, and a sketch of the old numbering still reads the same by the old one."""
     vocabulary = Vocabulary()
-    table = Table()
+    # a text of last time this run did not ask for: not numbered again (it is not kept)
+    table = Table(known={"- a text since archived": vocabulary.kept({"archived": 1.0})})
     live = {
         "- deploy atlas-api": {"deploy": 1.0, "atlas-api": 1.5},
         "- 周会改到周三": {"周会": 1.0, "周三": 0.5},
@@ -440,14 +441,27 @@ def test_a_crowded_vocabulary_is_numbered_again_by_the_names_in_use() -> None:
         table.get(text, vocabulary.kept, found)
     vocabulary.base = len(vocabulary.names)
     gone = [vocabulary.kept({f"gone{k}": 1.0}) for k in range(2000)]
-    assert vocabulary.crowded()
+    assert vocabulary.crowded(in_use=4)
     fresh = vocabulary.compacted(table)
     assert sorted(fresh.names) == sorted({name for found in live.values() for name in found})
-    assert not fresh.crowded() and fresh.base == len(fresh.names)
+    assert not fresh.crowded(in_use=4) and fresh.base == len(fresh.names)
     for text, found in live.items():
         assert terms_of(table.get(text, lambda: None)) == (tuple(found), tuple(found.values()))
         assert table.get(text, lambda: None)[0] is fresh
     assert terms_of(gone[5]) == (("gone5",), (1.0,))
+    assert "archived" not in fresh.names
+    assert terms_of(table.known["- a text since archived"]) == (("archived",), (1.0,))
+    assert list(table.to_store()) == list(live)
+
+
+def test_a_vocabulary_is_crowded_when_it_grew_or_its_texts_are_gone() -> None:
+    """A vocabulary that did not grow is still numbered again once its sketches hold half
+    as many features as it has names (a gc archived most texts)."""
+    kept = Vocabulary([f"name {k}" for k in range(5000)], [1.0], base=5000)
+    assert not kept.crowded(in_use=4000) and kept.crowded(in_use=100)
+    grown = Vocabulary([f"name {k}" for k in range(5000)], [1.0], base=3000)
+    assert grown.crowded(in_use=20000)
+    assert not Vocabulary(["a", "b"], [1.0], base=1).crowded(in_use=0)  # (small: left as it is)
 
 
 def test_groups_are_the_same_when_the_memo_renumbers_its_sketches() -> None:

@@ -78,11 +78,12 @@ class Table:
         return None
 
     def remap(self, change: Callable[[Any], Any]) -> None:
-        """Every answer held, of this run and the last, put another way that means the same
-        (a sketch numbered again): how the answer is held changes, not what it says."""
-        for answers in (self.asked, self.known):
-            for key, value in answers.items():
-                answers[key] = change(value)
+        """Every answer this run asked for put another way that means the same (a sketch
+        numbered again): how the answer is held changes, not what it says. Those of last
+        time not asked for are left as they are (they are not stored again)."""
+        asked = self.asked
+        for key, value in asked.items():
+            asked[key] = change(value)
         self.remapped = True
 
     def keep(self, wanted: Callable[[Any], bool]) -> None:

@@ -447,7 +447,7 @@ class Blocking:
         return {j for j in seen if low <= totals[j] <= high}
 
 
-_NOWHERE: array[int] = array("i")  # the entries filed under what only one entry has, but it
+_NOWHERE: array[int] = array("i")  # what a look-up finds of what one entry alone has, but it
 
 
 def _in_all(shortest: Sequence[int], others: Sequence[Sequence[int]]) -> Iterator[int]:
@@ -600,7 +600,7 @@ def duplicate_groups(
     features = _sketches(unique, sketches, vocabulary)
     if vocabulary.base == 0:  # (a new vocabulary: what it holds now is its size)
         vocabulary.base = len(vocabulary.names)
-    elif vocabulary.crowded():  # numbered again by the names the sketches use
+    elif vocabulary.crowded(sum(len(data) for _, data in features) // 8):  # numbered again
         features = _sketches(unique, sketches, vocabulary.compacted(sketches))
     # the tables are done with before the blocking is built: stored (and let go) while
     # the run holds the least it will (storing the sketches takes 30 MB for a moment)
@@ -788,13 +788,17 @@ class Vocabulary:
             codes.append(c)
         return (self, ids.tobytes() + codes.tobytes())
 
-    def crowded(self) -> bool:
-        """Whether it holds a quarter more names than when it was last numbered again."""
-        return len(self.names) > max(1024, self.base + self.base // 4)
+    def crowded(self, in_use: int) -> bool:
+        """Whether it holds many more names than the sketches use (`in_use`: the features
+        they hold, a name counted as often as it is held): a quarter more than when it was
+        last numbered (a name met again in a new text is numbered again), or twice as many
+        as they hold (their texts are gone: a gc archived them)."""
+        names = len(self.names)
+        return names > 1024 and (names > self.base + self.base // 4 or names > 2 * in_use)
 
     def compacted(self, table: Table) -> Vocabulary:
-        """A vocabulary of only the names the table's sketches use (the others' texts are
-        gone), and the table's sketches numbered by it: it follows the workspace, as the
+        """A vocabulary of only the names the sketches this run asked for use (the others'
+        texts are gone), and those sketches numbered by it: it follows the workspace, as the
         tables do. This one is left as it is: a sketch numbered by it still reads the same."""
         fresh = Vocabulary()
         table.remap(lambda found: fresh.kept(dict(zip(*terms_of(found), strict=True))) if found[1] else found)
