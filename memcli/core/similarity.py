@@ -379,10 +379,10 @@ class Blocking:
             rarest_first = sorted(vs, key=lambda v: (value_counts[v], v))
             self.anchor.append(tuple(rarest_first[:CONTAINED_KEYS]) if vs else ())
 
-        def heavy(i: int, terms: Terms | None = None) -> list[str]:
+        def heavy(i: int, read: Terms | None = None) -> list[str]:  # (`read`: features[i])
             if self.routine[i]:
                 return []
-            names, weights = terms or features[i]
+            names, weights = read or features[i]
             return [f for f, w in zip(names, weights, strict=True) if w >= HEAVY]
 
         # filed under each heavy feature (the postings as arrays: a list holds 8 bytes an entry)
@@ -718,20 +718,12 @@ def _with_words(keys: frozenset[str], values: frozenset[str]) -> frozenset[str]:
 
 
 Terms = tuple[tuple[str, ...], Sequence[float]]  # a sketch's features, and their weights
-NO_TERMS: Terms = ((), array("d"))
 
 
 def terms(sketch: Mapping[str, float]) -> Terms:
-    """A sketch as the blocking reads it and the memo keeps it, in a third of the memory
-    of the mapping: each feature one string however many texts have it (the memo pickles
-    a string once), the weights one array (a float is an object of its own)."""
+    """A sketch as the blocking reads it (`candidate_pairs`; the duplicate finder keeps
+    its sketches numbered by a `Vocabulary` and reads them so by `terms_of`)."""
     return tuple(map(sys.intern, sketch)), array("d", sketch.values())
-
-
-def _sketch_terms(norm: str, values: frozenset[str]) -> Terms:
-    from memcli.core.judgement.wording import sketch
-
-    return terms(sketch(norm, values))
 
 
 Sketch = tuple["Vocabulary", bytes]  # a sketch as the memo keeps it (see `Vocabulary`)
@@ -740,9 +732,9 @@ Sketch = tuple["Vocabulary", bytes]  # a sketch as the memo keeps it (see `Vocab
 class Vocabulary:
     """The features and weights of many sketches, each numbered once: a sketch is kept as
     its vocabulary and one bytes object, each feature's number then each weight's (four
-    bytes each), in the sketch's order. A decade's 188,000 sketches took 100 MB as a
-    tuple of names and an array of weights each, and take 40 MB so; the memo pickles the
-    vocabulary once, with the first sketch that refers to it."""
+    bytes each), in the sketch's order. Loading a decade's 188,000 sketches added 200 MB
+    as a tuple of names and an array of weights each, and adds 104 MB so; the memo pickles
+    the vocabulary once, with the first sketch that refers to it."""
 
     def __init__(self, names: Sequence[str] = (), weights: Sequence[float] = (), base: int = 0) -> None:
         self.names = list(names)
@@ -801,7 +793,8 @@ class Vocabulary:
         texts are gone), and those sketches numbered by it: it follows the workspace, as the
         tables do. This one is left as it is: a sketch numbered by it still reads the same."""
         fresh = Vocabulary()
-        table.remap(lambda found: fresh.kept(dict(zip(*terms_of(found), strict=True))) if found[1] else found)
+        # (an empty sketch too: one left with this vocabulary would have it stored again)
+        table.remap(lambda found: fresh.kept(dict(zip(*terms_of(found), strict=True))))
         fresh.base = len(fresh.names)
         fresh._numbers = {}
         return fresh
