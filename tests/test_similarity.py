@@ -369,6 +369,28 @@ def test_a_set_of_values_that_is_its_own_keys_is_handed_back_not_copied() -> Non
     assert value_keys(frozenset({"端口8080", "k8s"})) == frozenset({"端口8080", "kubernetes"})
 
 
+def test_value_keys_asked_once_for_each_key_are_the_same_and_not_remembered() -> None:
+    """The duplicate finder asks the value keys of each of a decade's keys once: it is given
+    what value_keys gives, in both languages, and value_keys' memory does not grow by it."""
+    from memcli.core.judgement import wording
+
+    sets = [
+        frozenset({"8080", "design-team", "PRs"}),
+        frozenset({"端口8080", "k8s"}),
+        frozenset({"@mia", "2025-03-04"}),
+        frozenset({"@PostgreSQL", "v16"}),
+    ]
+    remembered = len(wording._VALUE_KEYS)
+    found = [wording.value_keys_once(frozenset(s)) for s in sets]
+    assert len(wording._VALUE_KEYS) == remembered
+    assert found == [value_keys(s) for s in sets]
+    own = frozenset({"8080", "@mia"})
+    assert wording.value_keys_once(own) is own
+    # values that carry no name are compared as they are, a name without its mark
+    assert wording.values_nest(frozenset({"@mia", "8080"}), frozenset({"8080"}))
+    assert not wording.values_nest(frozenset({"@mia", "8080"}), frozenset({"@talia", "8080"}))
+
+
 def test_a_pair_found_not_the_same_is_remembered_as_one_verdict() -> None:
     """The memo keeps a verdict for every pair judged; how near a pair that is not the same
     came is read nowhere, so all of them are one object (stored once), while a pair that is

@@ -567,7 +567,7 @@ def duplicate_groups(
     judges each entry's candidates; a caller may run both in parallel. `memo`: each text's
     sketch, values and shape, and each pair's verdict, as worked out last time (core.memo).
     """
-    from memcli.core.judgement.wording import status_marks, value_keys
+    from memcli.core.judgement.wording import status_marks
 
     memo = memo or Memo()
     statuses, sketches = (memo.table(f"duplicates.{n}") for n in ("status", "sketch"))
@@ -594,8 +594,7 @@ def duplicate_groups(
             key.days = _with_day(key.days, item.date)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
-    # (worked out again rather than remembered: most are the text's values themselves)
-    values: list[frozenset[str]] = [value_keys(k.values) for k in unique]
+    values = _ValueKeys(unique)  # (worked out again rather than remembered: few differ)
     vocabulary = _vocabulary_of(sketches)
     features = _sketches(unique, sketches, vocabulary)
     if vocabulary.base == 0:  # (a new vocabulary: what it holds now is its size)
@@ -694,6 +693,37 @@ class _Worked(Sequence[T]):
         if not -self.size <= i < self.size:
             raise IndexError(i)
         return self.work(i % self.size)
+
+
+class _ValueKeys(Sequence[frozenset[str]]):
+    """Each key's values as the verdict compares them (wording.value_keys). Where they
+    differ from its values (a concept's name, a compound word: most keys of a decade) they
+    are held as a tuple and made a set again when read: a set of five or more values holds
+    five times a tuple's memory, 60 MB for a decade's keys."""
+
+    def __init__(self, unique: Sequence[_Key]) -> None:
+        from memcli.core.judgement.wording import value_keys_once
+
+        self.unique = unique
+        self.differ: list[tuple[str, ...] | None] = []
+        for k in unique:
+            found = value_keys_once(k.values)
+            self.differ.append(None if found is k.values else tuple(found))
+
+    def __len__(self) -> int:
+        return len(self.unique)
+
+    @overload
+    def __getitem__(self, i: int) -> frozenset[str]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[frozenset[str]]: ...
+
+    def __getitem__(self, i: int | slice) -> frozenset[str] | Sequence[frozenset[str]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(len(self))[i]]
+        differ = self.differ[i]
+        return self.unique[i].values if differ is None else frozenset(differ)
 
 
 def _sketches(unique: Sequence[_Key], table: Table, vocabulary: Vocabulary) -> list[Sketch]:
@@ -879,24 +909,34 @@ class _Verifier:
     def may_be_same(self, a: int, b: int) -> bool:
         """What rules a pair out before the verdict is asked: done and open, a routine event
         of another day, another status, values that do not nest."""
-        from memcli.core.judgement.wording import values_nest
+        return self._apart_by_key(a, b) is False and self._values_nest(a, b)
 
+    def _apart_by_key(self, a: int, b: int) -> bool:
+        """Done and open, a routine event of another day, another status: what the two keys
+        say beyond their texts."""
         ka, kb = self.unique[a], self.unique[b]
         if ka.done is not None and kb.done is not None and ka.done != kb.done:
-            return False
+            return True
         if (ka.routine and ka.day not in kb.days) or (kb.routine and kb.day not in ka.days):
-            return False  # a routine event on another day is another event
-        if ka.status and kb.status and ka.status != kb.status:
-            return False
+            return True  # a routine event on another day is another event
+        return bool(ka.status and kb.status and ka.status != kb.status)
+
+    def _values_nest(self, a: int, b: int) -> bool:
+        from memcli.core.judgement.wording import values_nest
+
         return values_nest(self.values[a], self.values[b])
 
     def judge(self, a: int, b: int) -> _Judged:
-        if not self.may_be_same(a, b):
+        if self._apart_by_key(a, b):
             return _NOT_SAME
         ka, kb = self.unique[a], self.unique[b]
         key = (ka.text, kb.text)
+        # a verdict is kept only for a pair whose values nest, and values are the texts':
+        # a pair the memo holds needs no look at its values (nine in ten of a decade's)
         known = self.verdicts.peek(key)
         if known is None:
+            if not self._values_nest(a, b):
+                return _NOT_SAME
             known = self.verdicts.get(key, lambda: self._judge(a, b))
             if self.judged is not None:
                 self.judged.append((a, b, known))

@@ -44,6 +44,7 @@ __all__ = [
     "sketch",
     "status_marks",
     "value_keys",
+    "value_keys_once",
     "values_nest",
 ]
 
@@ -206,14 +207,20 @@ def value_keys(values: frozenset[str]) -> frozenset[str]:
     set of values each, and a copy of each costs 100 MB)."""
     found = _VALUE_KEYS.get(values)
     if found is None:
-        found = frozenset(
-            sys.intern(_value(v)) for v in values if not COMPOUND.fullmatch(v.removeprefix(NAME_MARK))
-        )
-        if found == values:
-            found = values
+        found = value_keys_once(values)
         if len(_VALUE_KEYS) < 100_000:
             _VALUE_KEYS[values] = found
     return found
+
+
+def value_keys_once(values: frozenset[str]) -> frozenset[str]:
+    """`value_keys`, not remembered: for a caller that asks once for each of many sets (the
+    duplicate finder's keys, whose sets are mostly one of a kind: remembered, 100,000 of
+    them held 40 MB until the process ended)."""
+    found = frozenset(
+        sys.intern(_value(v)) for v in values if not COMPOUND.fullmatch(v.removeprefix(NAME_MARK))
+    )
+    return values if found == values else found
 
 
 _VALUE_KEYS: dict[frozenset[str], frozenset[str]] = {}
@@ -239,10 +246,15 @@ def _plain(values: frozenset[str]) -> frozenset[str]:
     those of each of its candidates, and a long entry carries dozens)."""
     found = _PLAIN.get(values)
     if found is None:
-        found = frozenset(v.removeprefix(NAME_MARK) for v in values)
+        # (most hold no name: then the very set, not a copy of it)
+        found = frozenset(v.removeprefix(NAME_MARK) for v in values) if _names_in(values) else values
         if len(_PLAIN) < 100_000:
             _PLAIN[values] = found
     return found
+
+
+def _names_in(values: frozenset[str]) -> bool:
+    return any(v.startswith(NAME_MARK) for v in values)
 
 
 def _refined(values: frozenset[str]) -> frozenset[str]:
