@@ -27,7 +27,9 @@ from memcli.core.similarity import (
     Vocabulary,
     _with_day,
     candidate_pairs,
+    describe,
     duplicate_groups,
+    held_values,
     normalise,
     polarity,
     terms,
@@ -351,7 +353,7 @@ def test_dedupe_text_output_and_threshold(cli: Invoke, sample: Path) -> None:
 
 def test_parallel_description_gives_the_same_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     from memcli import services
-    from memcli.core.similarity import describe, serial_map
+    from memcli.core.similarity import serial_map
 
     texts = _random_corpus(random.Random(3), 400)
     monkeypatch.setattr(services, "PARALLEL_FROM", 10)
@@ -367,6 +369,22 @@ def test_a_set_of_values_that_is_its_own_keys_is_handed_back_not_copied() -> Non
     assert value_keys(own) is own
     assert value_keys(frozenset({"8080", "design-team", "PRs"})) == frozenset({"8080", "PRs"})
     assert value_keys(frozenset({"端口8080", "k8s"})) == frozenset({"端口8080", "kubernetes"})
+
+
+def test_groups_are_the_same_whether_values_are_held_as_sets_or_sorted_tuples() -> None:
+    """A run that holds every text keeps each one's values as a sorted tuple (the note cache
+    hands them so); a text described afresh has a set. Either way, or both mixed, the groups
+    are the same, in both languages."""
+    texts = _random_corpus(random.Random(5), 300)
+    items = [Item(t, D1) for t in texts]
+    as_sets = {t: describe(t) for t in texts}
+    held = {t: (n, held_values(v), neg) for t, (n, v, neg) in as_sets.items()}
+    mixed = {t: held[t] if k % 2 else as_sets[t] for k, t in enumerate(as_sets)}
+    cold = duplicate_groups(items, 0.8)
+    assert cold, "the corpus holds restatements"
+    assert duplicate_groups(items, 0.8, described=held) == cold
+    assert duplicate_groups(items, 0.8, described=mixed) == cold
+    assert all(type(v) is tuple and list(v) == sorted(v) for _, v, _ in held.values())
 
 
 def test_value_keys_asked_once_for_each_key_are_the_same_and_not_remembered() -> None:

@@ -37,6 +37,7 @@ from typing import Any
 from memcli.core import analysis, entries, judgement, outline, roles, rules, scoring, similarity
 from memcli.core.analysis import TextFields
 from memcli.core.roles import STATE_DIR
+from memcli.core.similarity import held_values
 from memcli.workspace.files import adopt_owner_of_database, open_as_it_is, usable_state_dir
 
 CACHE_NAME = "cache.sqlite"
@@ -87,12 +88,12 @@ def _decode(value: str) -> dict[str, TextFields]:
 class Shared:
     """Texts' facts with what recurs from text to text one object each, for a run that holds
     every text's facts at once: a decade's notes hold 200,000 texts, and each decoded copy
-    of a string costs tens of bytes, of a set of values or a map of signals hundreds. Equal
-    sets of values are one set, equal signals one map (never changed once read), and their
-    strings one string each."""
+    of a string costs tens of bytes, of a set of values or a map of signals hundreds. A
+    text's values are held as a sorted tuple (similarity.held_values), equal ones one tuple,
+    equal signals one map (never changed once read), and their strings one string each."""
 
     def __init__(self) -> None:
-        self.values: dict[frozenset[str], frozenset[str]] = {}
+        self.values: dict[tuple[str, ...], tuple[str, ...]] = {}  # (see similarity.held_values)
         self.signals: dict[tuple[object, ...], dict[str, str]] = {}  # by items, or by names
 
     def fields(self, fields: TextFields, brief: bool = False) -> TextFields:
@@ -101,12 +102,8 @@ class Shared:
         if brief:
             scoring_text, signals = "", self.names(signals)
         if values:
-            found = self.values.get(values)
-            if found is None:
-                # (made from a set, a set of five or more holds half the memory it does
-                # made one value at a time: its table is sized once)
-                found = frozenset(set(map(sys.intern, values)))
-                self.values[found] = found
+            held = held_values(set(map(sys.intern, values)))
+            found = self.values.setdefault(held, held)
             values = found
         else:
             values = _NO_VALUES
@@ -130,7 +127,7 @@ class Shared:
         return known
 
 
-_NO_VALUES: frozenset[str] = frozenset()
+_NO_VALUES: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from memcli.core.judgement import phrasing as ph
@@ -147,7 +147,7 @@ def shape(text: str, description: Description | None = None, status: frozenset[s
     )
 
 
-def sketch(norm: str, values: frozenset[str] = frozenset()) -> dict[str, float]:
+def sketch(norm: str, values: Collection[str] = frozenset()) -> dict[str, float]:
     """The features of a normalised text (`similarity.normalise`) and its values, without
     reading the entry again: what the blocking files an entry under. Near enough to its
     shape's for finding candidates; the verdict reads the shape."""
@@ -200,7 +200,7 @@ def _sketched(token: str) -> tuple[bool, bool, tuple[tuple[str, float], ...]]:
 _SKETCHED: dict[str, tuple[bool, bool, tuple[tuple[str, float], ...]]] = {}
 
 
-def value_keys(values: frozenset[str]) -> frozenset[str]:
+def value_keys(values: Collection[str]) -> frozenset[str]:
     """Values as the verdict compares them (see `_value`); words joined by hyphens
     (design-team, end-to-end) are words, not values. Remembered: sets of values recur. Most
     are their own keys: then they are the very set given (a decade's 200,000 texts hold a
@@ -213,17 +213,17 @@ def value_keys(values: frozenset[str]) -> frozenset[str]:
     return found
 
 
-def value_keys_once(values: frozenset[str]) -> frozenset[str]:
+def value_keys_once(values: Collection[str]) -> frozenset[str]:
     """`value_keys`, not remembered: for a caller that asks once for each of many sets (the
     duplicate finder's keys, whose sets are mostly one of a kind: remembered, 100,000 of
     them held 40 MB until the process ended)."""
     found = frozenset(
         sys.intern(_value(v)) for v in values if not COMPOUND.fullmatch(v.removeprefix(NAME_MARK))
     )
-    return values if found == values else found
+    return values if isinstance(values, frozenset) and found == values else found
 
 
-_VALUE_KEYS: dict[frozenset[str], frozenset[str]] = {}
+_VALUE_KEYS: dict[Collection[str], frozenset[str]] = {}
 
 
 def covers(fuller: frozenset[str], other: frozenset[str]) -> bool:
