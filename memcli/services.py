@@ -244,6 +244,9 @@ def known_standing(memo: Memo, key: str) -> Standing | None:
     found = table.peek(key)
     mode = key.partition(":")[0]
     table.keep(lambda other: isinstance(other, str) and not other.startswith(mode))
+    # (the Standing of the files as they were, 20 MB on a decade, is not held while the
+    # new one is worked out)
+    table.forget_unasked()
     return found if isinstance(found, Standing) else None
 
 

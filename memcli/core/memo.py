@@ -25,7 +25,7 @@ _MISSING: Any = object()
 class Table:
     """One function's answers, by its arguments (a text, or a tuple of them)."""
 
-    __slots__ = ("added", "asked", "known", "loaded", "remapped", "stored")
+    __slots__ = ("added", "asked", "known", "loaded", "remapped", "shrink_at", "stored")
 
     def __init__(self, known: dict[Hashable, Any] | None = None, stored: bool = True) -> None:
         # an answer of last time moves from `known` to `asked` when asked for: its key is
@@ -36,6 +36,9 @@ class Table:
         self.asked: dict[Hashable, Any] = {}  # what this run asked for, answered
         self.added = 0  # answers worked out this run
         self.remapped = False  # answers put another way this run (`remap`)
+        # `known` is made again when half of it has moved to `asked`: a dict keeps the room
+        # of what was taken out of it (a decade's 672,000 verdicts: 20 MB held twice)
+        self.shrink_at = self.loaded // 2
 
     def get(self, key: Hashable, compute: Callable[..., T], *args: Any) -> T:
         """The answer for `key`, from last time when known, else `compute(*args)`."""
@@ -45,8 +48,14 @@ class Table:
             if found is _MISSING:
                 found = compute(*args)
                 self.added += 1
+            elif len(self.known) < self.shrink_at:
+                self._shrink()
             self.asked[key] = found
         return found  # type: ignore[no-any-return]
+
+    def _shrink(self) -> None:
+        self.known = dict(self.known)
+        self.shrink_at = len(self.known) // 2
 
     def has(self, key: Hashable) -> bool:
         """Whether the answer for `key` is known (asking nothing)."""
@@ -60,6 +69,8 @@ class Table:
             found = self.known.pop(key, _MISSING)
             if found is _MISSING:
                 return None
+            if len(self.known) < self.shrink_at:
+                self._shrink()
             self.asked[key] = found
         return found
 
@@ -85,6 +96,12 @@ class Table:
         for key, value in asked.items():
             asked[key] = change(value)
         self.remapped = True
+
+    def forget_unasked(self) -> None:
+        """Let go of the answers of last time not asked for yet: none will be (they are not
+        stored again either)."""
+        self.known = {}
+        self.shrink_at = 0
 
     def keep(self, wanted: Callable[[Any], bool]) -> None:
         """Keep for the next run the answers of last time `wanted` names, asked for or not
