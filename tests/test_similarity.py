@@ -362,6 +362,36 @@ def test_parallel_description_gives_the_same_groups(monkeypatch: pytest.MonkeyPa
     assert duplicate_groups(items, 0.8, services.parallel_map) == duplicate_groups(items, 0.8)
 
 
+def test_candidates_judged_on_every_core_give_the_groups_and_verdicts_of_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past JUDGED_HERE candidate pairs, each entry's candidates are judged in forked worker
+    processes (the blocking let go first): the groups are those judged in this process, and
+    the verdicts kept for the next run are the same, whether the memo knew some or none."""
+    from functools import partial
+
+    from memcli.core import similarity
+    from memcli.parallel import parallel_map
+
+    texts = _random_corpus(random.Random(11), 500)
+    items = [Item(t, D1 if k % 3 else D2) for k, t in enumerate(texts)]
+    here_stored: dict[str, Any] = {}
+    here = duplicate_groups(items, 0.8, memo=Memo(sink=here_stored.__setitem__))
+    assert here, "the corpus holds restatements"
+    monkeypatch.setattr(similarity, "JUDGED_HERE", 1)
+    on_cores = partial(parallel_map, min_items=2)
+    cores_stored: dict[str, Any] = {}
+    assert duplicate_groups(items, 0.8, on_cores, memo=Memo(sink=cores_stored.__setitem__)) == here
+    assert cores_stored["duplicates.judged"] == here_stored["duplicates.judged"]
+    # a memo that knows half the verdicts: the workers judge the rest, and all are kept
+    verdicts = here_stored["duplicates.judged"]
+    half = dict(list(verdicts.items())[::2])
+    again: dict[str, Any] = {}
+    memo = Memo(loader={"duplicates.judged": half}.get, sink=again.__setitem__)
+    assert duplicate_groups(items, 0.8, on_cores, memo=memo) == here
+    assert again["duplicates.judged"] == verdicts
+
+
 def test_a_set_of_values_that_is_its_own_keys_is_handed_back_not_copied() -> None:
     """A decade holds a set of values a text: value_keys gives back the very set when no
     value in it changes, and a new set when one is a concept or words joined by hyphens."""

@@ -623,15 +623,15 @@ def duplicate_groups(
         days=_Worked(lambda i: (unique[i].routine, unique[i].days), len(unique)),
     )
     del features  # (what the blocking was built from is let go before the pairs are judged)
-    verify = _Verifier(unique, values, blocking, threshold, memo)
     candidates = Candidates(blocking, len(unique))
+    # the candidates are all found: what found them is let go before the verdicts of last
+    # time are loaded and the pairs judged (they have the room the blocking took, 100 MB
+    # on a decade)
+    del blocking
+    verify = _Verifier(unique, values, candidates, threshold, memo)
     if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
-        # the candidates are all found: what found them is let go before they are judged
-        # (the judging then has the room the blocking took, 100 MB on a decade)
-        verify.blocking = None
-        del blocking
         found = [verify.pairs(candidates)]  # (a run that knows most verdicts from the memo)
-    else:  # each entry judges its own neighbours on every core (when `mapper` can)
+    else:  # each entry judges its own candidates on every core (when `mapper` can)
         found = []
         for pairs, judged in mapper(verify, [str(i) for i in range(len(unique))]):
             found.append(pairs)
@@ -888,6 +888,10 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.flat)
 
+    def later(self, a: int) -> array[int]:
+        """The entries after `a` that `a` is judged against."""
+        return self.flat[self.ends[a - 1] if a else 0 : self.ends[a]]
+
     def __iter__(self) -> Iterator[tuple[int, int]]:
         flat, start = self.flat, 0
         for a, end in enumerate(self.ends):
@@ -897,7 +901,7 @@ class Candidates:
 
 
 class _Verifier:
-    """Entry i's duplicates among those blocking proposes: (similarity, a, b) with a < b.
+    """Entry i's duplicates among its candidates: (similarity, a, b) with a < b.
     Called with the entry's index as text, so that a mapper can run it in forked workers,
     which inherit the shapes instead of receiving them."""
 
@@ -905,13 +909,13 @@ class _Verifier:
         self,
         unique: Sequence[_Key],
         values: Sequence[frozenset[str]],
-        blocking: Blocking,
+        candidates: Candidates,
         threshold: float,
         memo: Memo,
     ) -> None:
         self.unique = unique
         self.values = values
-        self.blocking: Blocking | None = blocking  # (let go once every candidate is found)
+        self.candidates = candidates
         self.threshold = threshold
         self.shapes = _Shapes(unique, memo.table("duplicates.shape", stored=False))
         self.verdicts = memo.table("duplicates.judged")  # (text, text) -> (same, similarity)
@@ -987,8 +991,7 @@ class _Verifier:
         i = int(index)
         self.judged = []
         try:
-            assert self.blocking is not None, "the candidates of a key are asked for after the blocking"
-            found = self.pairs((i, j) if i < j else (j, i) for j in self.blocking.near(i))
+            found = self.pairs((i, j) for j in self.candidates.later(i))
             return found, self.judged
         finally:
             self.judged = None
