@@ -29,6 +29,7 @@ from memcli.core.similarity import (
     candidate_pairs,
     describe,
     duplicate_groups,
+    features_in,
     held_values,
     normalise,
     polarity,
@@ -494,6 +495,24 @@ def test_a_kept_sketch_reads_back_as_its_features_and_weights_in_order(
     again = pickle.loads(pickle.dumps(kept))
     assert len({id(k[0]) for k in again}) <= 1
     assert [terms_of(k) for k in again] == [terms_of(k) for k in kept]
+
+
+def test_a_sketch_numbers_its_weights_in_one_byte_while_they_fit() -> None:
+    """A weight's number takes one byte while the vocabulary holds no more than 256 weights
+    (the rules weigh by a handful), four after; sketches of both widths read back the same,
+    side by side in one vocabulary, and each counts its own features."""
+    vocabulary = Vocabulary()
+    narrow = vocabulary.kept({"部署": 1.0, "atlas-api": 1.5, "周三": 0.5})
+    assert len(narrow[1]) == 3 * 5 + 1
+    for k in range(300):  # (weights no rule gives: the vocabulary learns each)
+        vocabulary.kept({f"w{k}": 1 + k / 1000})
+    wide = vocabulary.kept({"部署": 1.0, "w299": 1 + 299 / 1000})
+    assert len(wide[1]) == 2 * 8 + 1
+    assert terms_of(narrow) == (("部署", "atlas-api", "周三"), (1.0, 1.5, 0.5))
+    assert terms_of(wide) == (("部署", "w299"), (1.0, 1 + 299 / 1000))
+    assert [features_in(k) for k in (narrow, wide, vocabulary.kept({}))] == [3, 2, 0]
+    again = pickle.loads(pickle.dumps([narrow, wide]))
+    assert [terms_of(k) for k in again] == [terms_of(narrow), terms_of(wide)]
 
 
 def test_a_crowded_vocabulary_is_numbered_again_by_the_names_in_use() -> None:

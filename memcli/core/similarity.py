@@ -610,7 +610,7 @@ def duplicate_groups(
     features = _sketches(unique, sketches, vocabulary)
     if vocabulary.base == 0:  # (a new vocabulary: what it holds now is its size)
         vocabulary.base = len(vocabulary.names)
-    elif vocabulary.crowded(sum(len(data) for _, data in features) // 8):  # numbered again
+    elif vocabulary.crowded(sum(map(features_in, features))):  # numbered again
         features = _sketches(unique, sketches, vocabulary.compacted(sketches))
     # the tables are done with before the blocking is built: stored (and let go) while
     # the run holds the least it will (storing the sketches takes 30 MB for a moment)
@@ -773,10 +773,12 @@ Sketch = tuple["Vocabulary", bytes]  # a sketch as the memo keeps it (see `Vocab
 
 class Vocabulary:
     """The features and weights of many sketches, each numbered once: a sketch is kept as
-    its vocabulary and one bytes object, each feature's number then each weight's (four
-    bytes each), in the sketch's order. Loading a decade's 188,000 sketches added 200 MB
-    as a tuple of names and an array of weights each, and adds 104 MB so; the memo pickles
-    the vocabulary once, with the first sketch that refers to it."""
+    its vocabulary and one bytes object, each feature's number (four bytes) then each
+    weight's, in the sketch's order, and last how many bytes a weight's number takes (one
+    while the vocabulary has no more than 256 weights: the rules weigh by a handful).
+    Loading a decade's 188,000 sketches added 200 MB as a tuple of names and an array of
+    weights each, 104 MB with four bytes a weight, and adds 80 MB so; the memo pickles the
+    vocabulary once, with the first sketch that refers to it."""
 
     def __init__(self, names: Sequence[str] = (), weights: Sequence[float] = (), base: int = 0) -> None:
         self.names = list(names)
@@ -808,7 +810,7 @@ class Vocabulary:
             self._weight_numbers = {w: k for k, w in enumerate(self.weights)}
         numbers, weight_numbers = self._numbers, self._weight_numbers
         ids = array("I")
-        codes = array("I")
+        codes = array("I")  # (one byte each when the weights fit: see the docstring)
         for name, weight in weights.items():
             k = numbers.get(name)
             if k is None:
@@ -820,7 +822,9 @@ class Vocabulary:
                 self.weights.append(weight)
             ids.append(k)
             codes.append(c)
-        return (self, ids.tobytes() + codes.tobytes())
+        if len(self.weights) <= 256:
+            return (self, ids.tobytes() + array("B", codes).tobytes() + b"\x01")
+        return (self, ids.tobytes() + codes.tobytes() + b"\x04")
 
     def crowded(self, in_use: int) -> bool:
         """Whether it holds many more names than the sketches use (`in_use`: the features
@@ -854,12 +858,21 @@ def _vocabulary_of(table: Table) -> Vocabulary:
 def terms_of(sketch: Sketch) -> Terms:
     """A kept sketch's features and weights, as the blocking reads them."""
     vocabulary, data = sketch
-    n = len(data) // 8
+    if not data:
+        return (), ()
+    width = data[-1]
+    n = (len(data) - 1) // (4 + width)
     view = memoryview(data)
     names, weights = vocabulary.names, vocabulary.weights
     return tuple(map(names.__getitem__, view[: 4 * n].cast("I"))), tuple(
-        map(weights.__getitem__, view[4 * n :].cast("I"))
+        map(weights.__getitem__, view[4 * n : -1].cast("B" if width == 1 else "I"))
     )
+
+
+def features_in(sketch: Sketch) -> int:
+    """How many features a kept sketch holds."""
+    data = sketch[1]
+    return (len(data) - 1) // (4 + data[-1]) if data else 0
 
 
 class Candidates:
