@@ -514,10 +514,18 @@ class _Key:
     negative: bool
     routine: bool
     done: bool | None
-    members: list[int]
+    members: int | list[int]  # its items: the one (most keys), or a list (see `all_members`)
     text: str
     day: date | None  # the day of a routine event (its key holds that day's copies only)
-    days: Collection[date | None]  # the days of its members (a set while they are found)
+    # the days of its members: one tuple for each day its one member has, shared by the keys
+    # of that day (a tuple each was 9 MB on a decade); a set while they are found
+    days: Collection[date | None]
+
+    def all_members(self) -> Sequence[int]:
+        """Its members: the items that hold its text."""
+        members = self.members
+        return members if type(members) is list else (members,)  # type: ignore[return-value]
+
     status: frozenset[str]  # ok, open, bad: its checkbox and status marks
 
 
@@ -585,6 +593,7 @@ def duplicate_groups(
     known = described or {}
     distinct = [t for t in dict.fromkeys(item.text for item in items) if t not in known]
     described = {**known, **dict(zip(distinct, mapper(describe, distinct), strict=True))}
+    one_day: dict[date | None, tuple[date | None]] = {}
     for i, item in enumerate(items):
         norm, described_values, neg = described[item.text]
         if not norm:
@@ -597,11 +606,17 @@ def duplicate_groups(
         ident = (norm, vals, neg, item.done, status, *day)
         key = keys.get(ident)
         if key is None:
+            days = one_day.get(item.date)
+            if days is None:
+                days = one_day[item.date] = (item.date,)
             keys[ident] = _Key(
-                norm, vals, neg, item.routine, item.done, [i], item.text, item.date, (item.date,), status
+                norm, vals, neg, item.routine, item.done, i, item.text, item.date, days, status
             )
         else:
-            key.members.append(i)
+            if type(key.members) is list:
+                key.members.append(i)
+            else:
+                key.members = [key.members, i]  # type: ignore[list-item]
             key.days = _with_day(key.days, item.date)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
@@ -1032,7 +1047,7 @@ class _Verifier:
                 m,
             )
 
-        return min(((k, m) for k in keys for m in self.unique[k].members), key=completeness)
+        return min(((k, m) for k in keys for m in self.unique[k].all_members()), key=completeness)
 
     def holds(self, keys: list[int], items: Sequence[Item]) -> bool:
         """A merged group must have a keeper that every member is the same fact as, and that
@@ -1057,13 +1072,13 @@ class _Verifier:
         return True
 
     def group(self, keys: list[int], items: Sequence[Item]) -> Group | None:
-        if sum(len(self.unique[k].members) for k in keys) < 2:
+        if sum(len(self.unique[k].all_members()) for k in keys) < 2:
             return None
         keeper_key, keeper = self.keeper(keys, items)
         dups: list[tuple[int, float]] = []
         for k in keys:
             sim = 1.0 if k == keeper_key else self.judge(*sorted((keeper_key, k))).similarity
-            dups.extend((m, sim) for m in self.unique[k].members if m != keeper)
+            dups.extend((m, sim) for m in self.unique[k].all_members() if m != keeper)
         dups.sort(key=lambda d: (items[d[0]].date or date.min, d[0]))
         every = [keeper] + [d[0] for d in dups]
         days = sorted({d for d in (items[i].date for i in every) if d is not None})
