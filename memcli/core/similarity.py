@@ -378,6 +378,11 @@ class Blocking:
             # the rarest (most entries have none: one empty tuple for them all)
             rarest_first = sorted(vs, key=lambda v: (value_counts[v], v))
             self.anchor.append(tuple(rarest_first[:CONTAINED_KEYS]) if vs else ())
+        # what only one entry is filed under finds no other entry: not kept (most values and
+        # features), and let go, with the counts, before the features are filed (50 MB)
+        value_counts.clear()
+        self.by_value = {v: filed for v, filed in by_value.items() if len(filed) > 1}
+        del by_value
 
         def heavy(i: int, read: Terms | None = None) -> list[str]:  # (`read`: features[i])
             if self.routine[i]:
@@ -390,6 +395,13 @@ class Blocking:
         for i in range(len(features)):
             for f in heavy(i):
                 by_feature[f].append(i)
+        self.by_feature = {f: filed for f, filed in by_feature.items() if len(filed) > 1}
+        del by_feature
+        kept = self.by_feature
+
+        def entries_with(f: str) -> int:  # (every heavy feature is filed: one entry if not kept)
+            return len(kept.get(f, _NOWHERE)) or 1
+
         dice = max(0.0, threshold - VALUE_SLACK)
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[tuple[str, ...]] = []
@@ -403,7 +415,7 @@ class Blocking:
                 continue
             # the rarest first (by how many entries have them, then by name: no map of every
             # feature's place is made, 20 MB on a decade)
-            names = sorted(heavy(i, (all_names, all_weights)), key=lambda f: (len(by_feature[f]), f))
+            names = sorted(heavy(i, (all_names, all_weights)), key=lambda f: (entries_with(f), f))
             self.rarest.append(tuple(names[:CONTAINED_KEYS]))
             weights = dict(zip(all_names, all_weights, strict=True))
             need, rest, prefix = sum(all_weights) * share, sum(all_weights), []
@@ -412,11 +424,8 @@ class Blocking:
                 rest -= weights[f]
                 if rest < need - MAX_WEIGHT:
                     break
-            self.probes.append(tuple(f for f in prefix if len(by_feature[f]) <= common))
+            self.probes.append(tuple(f for f in prefix if entries_with(f) <= common))
         self.totals = totals
-        # what only one entry is filed under finds no other entry: not kept (most features)
-        self.by_feature = {f: filed for f, filed in by_feature.items() if len(filed) > 1}
-        self.by_value = {v: filed for v, filed in by_value.items() if len(filed) > 1}
 
     def near(self, i: int) -> set[int]:
         """The entries entry i is worth judging against (i itself left out)."""
@@ -637,7 +646,7 @@ def duplicate_groups(
         threshold,
         days=_Worked(lambda i: (unique[i].routine, unique[i].days), len(unique)),
     )
-    del features  # (what the blocking was built from is let go before the pairs are judged)
+    del features, vocabulary  # (what the blocking was built from is let go before the pairs are judged)
     candidates = Candidates(blocking, len(unique))
     # the candidates are all found: what found them is let go before the verdicts of last
     # time are loaded and the pairs judged (they have the room the blocking took, 100 MB
