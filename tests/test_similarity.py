@@ -352,15 +352,19 @@ def test_dedupe_text_output_and_threshold(cli: Invoke, sample: Path) -> None:
     )
 
 
-def test_parallel_description_gives_the_same_groups(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memcli import services
+def test_parallel_description_gives_the_same_groups() -> None:
+    """Texts described on every core (forked workers: parallel_map's threshold lowered for
+    the test, as it is bound when the module is imported) give the groups of one process."""
+    from functools import partial
+
     from memcli.core.similarity import serial_map
+    from memcli.parallel import parallel_map
 
     texts = _random_corpus(random.Random(3), 400)
-    monkeypatch.setattr(services, "PARALLEL_FROM", 10)
-    assert services.parallel_map(describe, texts) == serial_map(describe, texts)
+    on_cores = partial(parallel_map, min_items=10)
+    assert on_cores(describe, texts) == serial_map(describe, texts)
     items = [Item(t, D1) for t in texts]
-    assert duplicate_groups(items, 0.8, services.parallel_map) == duplicate_groups(items, 0.8)
+    assert duplicate_groups(items, 0.8, on_cores) == duplicate_groups(items, 0.8)
 
 
 def test_candidates_judged_on_every_core_give_the_groups_and_verdicts_of_one(

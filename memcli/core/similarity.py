@@ -529,13 +529,12 @@ class _Key:
     # the days of its members: one tuple for each day its one member has, shared by the keys
     # of that day (a tuple each was 9 MB on a decade); a set while they are found
     days: Collection[date | None]
+    status: frozenset[str]  # ok, open, bad: its checkbox and status marks
 
     def all_members(self) -> Sequence[int]:
         """Its members: the items that hold its text."""
         members = self.members
         return members if type(members) is list else (members,)  # type: ignore[return-value]
-
-    status: frozenset[str]  # ok, open, bad: its checkbox and status marks
 
 
 def values_agree(a: frozenset[str], b: frozenset[str]) -> bool:
