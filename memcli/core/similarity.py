@@ -547,12 +547,15 @@ def values_agree(a: frozenset[str], b: frozenset[str]) -> bool:
 
 # What dedupe compares of a text: as `describe` gives it, or with its values held as
 # `held_values` gives them (a run that holds every text of a decade).
-Description = tuple[str, Collection[str], bool]
+Values = frozenset[str] | tuple[str, ...]  # a set, or held as a sorted tuple (`held_values`)
+Description = tuple[str, Values, bool]
 
 
 def held_values(values: Collection[str]) -> tuple[str, ...]:
     """A text's values as a run that holds many of them keeps them: sorted, in a tuple. A
-    set of five values holds 472 bytes, the tuple 80; 200,000 texts hold 65 MB less so."""
+    set of five values holds 472 bytes, the tuple 80; 200,000 texts hold 65 MB less so. A
+    tuple is taken as already held so (sorted, each value once): equal values must be equal
+    tuples, or two keys of one fact would be two."""
     return values if type(values) is tuple else tuple(sorted(values))
 
 
@@ -628,7 +631,7 @@ def duplicate_groups(
             key.days = _with_day(key.days, item.date)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
-    values = _ValueKeys(unique)  # (worked out again rather than remembered: few differ)
+    values = _ValueKeys(unique)  # (worked out once a key, not remembered by the module)
     vocabulary = _vocabulary_of(sketches)
     features = _sketches(unique, sketches, vocabulary)
     if vocabulary.base == 0:  # (a new vocabulary: what it holds now is its size)
@@ -663,7 +666,7 @@ def duplicate_groups(
         # what the workers found in the memo: kept while both texts are in the workspace
         alive = {k.text for k in unique}
         verify.verdicts.keep(lambda pair: pair[0] in alive and pair[1] in alive)
-    # a pair found from both of its sides is the same triple, kept once
+    # each candidate pair is judged once, from its earlier entry: no pair is found twice
     scored = sorted({t for part in found for t in part}, key=lambda t: (-t[0], t[1], t[2]))
     parent = array("i", range(len(unique)))
 
@@ -774,7 +777,7 @@ def _read_as(function: Callable[[Any], T], items: Sequence[Any]) -> _Worked[T]:
     return _Worked(lambda i: function(items[i]), len(items))
 
 
-def _with_words(keys: frozenset[str], values: Collection[str]) -> frozenset[str]:
+def _with_words(keys: frozenset[str], values: Values) -> frozenset[str]:
     """An entry's value keys and the identifiers among its values joined by hyphens
     (atlas-api): words to the verdict, but rare enough to find its restatements by. The
     keys themselves when there are none (most entries: a copy each would cost 80 MB)."""
@@ -821,7 +824,7 @@ class Vocabulary:
     def __reduce__(self) -> tuple[type[Vocabulary], tuple[list[str], list[float], int]]:
         return (Vocabulary, (self.names, self.weights, self.base))
 
-    def sketch(self, norm: str, values: Collection[str]) -> Sketch:
+    def sketch(self, norm: str, values: Values) -> Sketch:
         from memcli.core.judgement.wording import sketch
 
         return self.kept(sketch(norm, values))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from memcli.core.judgement import phrasing as ph
@@ -33,7 +33,7 @@ from memcli.core.judgement.features import (
     unprefixed,
     word,
 )
-from memcli.core.similarity import NAME_MARK, Description, body_of, canonical, describe, refinements
+from memcli.core.similarity import NAME_MARK, Description, Values, body_of, canonical, describe, refinements
 
 __all__ = [
     "HEAVY",
@@ -147,7 +147,7 @@ def shape(text: str, description: Description | None = None, status: frozenset[s
     )
 
 
-def sketch(norm: str, values: Collection[str] = frozenset()) -> dict[str, float]:
+def sketch(norm: str, values: Values = frozenset()) -> dict[str, float]:
     """The features of a normalised text (`similarity.normalise`) and its values, without
     reading the entry again: what the blocking files an entry under. Near enough to its
     shape's for finding candidates; the verdict reads the shape."""
@@ -200,11 +200,12 @@ def _sketched(token: str) -> tuple[bool, bool, tuple[tuple[str, float], ...]]:
 _SKETCHED: dict[str, tuple[bool, bool, tuple[tuple[str, float], ...]]] = {}
 
 
-def value_keys(values: Collection[str]) -> frozenset[str]:
+def value_keys(values: Values) -> frozenset[str]:
     """Values as the verdict compares them (see `_value`); words joined by hyphens
-    (design-team, end-to-end) are words, not values. Remembered: sets of values recur. Most
-    are their own keys: then they are the very set given (a decade's 200,000 texts hold a
-    set of values each, and a copy of each costs 100 MB)."""
+    (design-team, end-to-end) are words, not values. Remembered: sets of values recur. A
+    set that is its own keys is handed back itself (a decade's 200,000 texts hold a set of
+    values each, and a copy of each costs 100 MB); values held as a tuple
+    (similarity.held_values) give a set of their keys."""
     found = _VALUE_KEYS.get(values)
     if found is None:
         found = value_keys_once(values)
@@ -213,7 +214,7 @@ def value_keys(values: Collection[str]) -> frozenset[str]:
     return found
 
 
-def value_keys_once(values: Collection[str]) -> frozenset[str]:
+def value_keys_once(values: Values) -> frozenset[str]:
     """`value_keys`, not remembered: for a caller that asks once for each of many sets (the
     duplicate finder's keys, whose sets are mostly one of a kind: remembered, 100,000 of
     them held 40 MB until the process ended)."""
@@ -223,7 +224,7 @@ def value_keys_once(values: Collection[str]) -> frozenset[str]:
     return values if isinstance(values, frozenset) and found == values else found
 
 
-_VALUE_KEYS: dict[Collection[str], frozenset[str]] = {}
+_VALUE_KEYS: dict[Values, frozenset[str]] = {}
 
 
 def covers(fuller: frozenset[str], other: frozenset[str]) -> bool:
