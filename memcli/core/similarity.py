@@ -631,7 +631,7 @@ def duplicate_groups(
             key.days = _with_day(key.days, item.date)
     unique = list(keys.values())
     del keys, described, known  # (what found the keys is not needed again)
-    values = _ValueKeys(unique)  # (worked out once a key, not remembered by the module)
+    values = _value_keys(unique)  # (worked out once a key, not remembered by the module)
     vocabulary = _vocabulary_of(sketches)
     features = _sketches(unique, sketches, vocabulary)
     if vocabulary.base == 0:  # (a new vocabulary: what it holds now is its size)
@@ -732,36 +732,24 @@ class _Worked(Sequence[T]):
         return self.work(i % self.size)
 
 
-class _ValueKeys(Sequence[frozenset[str]]):
-    """Each key's values as the verdict compares them (wording.value_keys). Where they
-    differ from its values (a concept's name, a compound word: most keys of a decade) they
-    are held as a tuple and made a set again when read: a set of five or more values holds
-    five times a tuple's memory, 60 MB for a decade's keys."""
+def _value_keys(unique: Sequence[_Key]) -> _Worked[frozenset[str]]:
+    """Each key's values as the verdict compares them (wording.value_keys), worked out once
+    and made a set when read. Where they differ from the key's values (a concept's name, a
+    compound word: most keys of a decade) they are held as a tuple: a set of five or more
+    values holds five times a tuple's memory, 60 MB for a decade's keys."""
+    from memcli.core.judgement.wording import value_keys_once
 
-    def __init__(self, unique: Sequence[_Key]) -> None:
-        from memcli.core.judgement.wording import value_keys_once
+    differ: list[tuple[str, ...] | None] = []
+    for k in unique:
+        found = value_keys_once(k.values)
+        same = len(found) == len(k.values) and found.issuperset(k.values)
+        differ.append(None if same else tuple(found))
 
-        self.unique = unique
-        self.differ: list[tuple[str, ...] | None] = []
-        for k in unique:
-            found = value_keys_once(k.values)
-            same = len(found) == len(k.values) and found.issuperset(k.values)
-            self.differ.append(None if same else tuple(found))
+    def read(i: int) -> frozenset[str]:
+        held = differ[i]
+        return frozenset(unique[i].values if held is None else held)
 
-    def __len__(self) -> int:
-        return len(self.unique)
-
-    @overload
-    def __getitem__(self, i: int) -> frozenset[str]: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[frozenset[str]]: ...
-
-    def __getitem__(self, i: int | slice) -> frozenset[str] | Sequence[frozenset[str]]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(len(self))[i]]
-        differ = self.differ[i]
-        return frozenset(self.unique[i].values if differ is None else differ)
+    return _Worked(read, len(unique))
 
 
 def _sketches(unique: Sequence[_Key], table: Table, vocabulary: Vocabulary) -> list[Sketch]:
@@ -964,7 +952,7 @@ class _Verifier:
     def may_be_same(self, a: int, b: int) -> bool:
         """What rules a pair out before the verdict is asked: done and open, a routine event
         of another day, another status, values that do not nest."""
-        return self._apart_by_key(a, b) is False and self._values_nest(a, b)
+        return not self._apart_by_key(a, b) and self._values_nest(a, b)
 
     def _apart_by_key(self, a: int, b: int) -> bool:
         """Done and open, a routine event of another day, another status: what the two keys
