@@ -4,11 +4,15 @@ pairs, and runs gc end to end.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memcli.core.judgement.replacements import CORE, NOTE, Fact, Found, find_replacements
 from memcli.core.judgement.supersede import AT_MOST
+from memcli.core.memo import Memo
 from memcli.core.scoring import scoring_text
 
 
@@ -127,3 +131,144 @@ def test_a_label_over_a_list_states_no_fact_to_replace() -> None:
         facts(("**Until the VPN is restored:**", D1), ("VPN works again after the router reboot", D2))
     )
     assert found.replaced == ()
+
+
+# --- going on from last run's search (issue 20) ----------------------------------------
+
+# Lines of facts and of their changes, both languages, that replace each other in many ways.
+POOL = (
+    "Lin uses Windows 11 on the desktop",
+    "Lin switched to a MacBook now, no longer on Windows",
+    "数据库用 MySQL 8",
+    "数据库改用 PostgreSQL 16，不再用 MySQL",
+    "周会时间是每周二下午三点",
+    "周会时间改成每周三上午 10 点",
+    "atlas-api runs on port 8080",
+    "atlas-api moved to port 9090",
+    "atlas-api runs on port 7070",
+    "Correction: the staging host is staging-2, not staging-1",
+    "staging host: staging-1",
+    "备份脚本放在 /opt/scripts/backup.sh",
+    "备份脚本移到了 /srv/backup/run.sh",
+    "the nightly build is broken",
+    "the nightly build is fixed and green again",
+    "我们的 Jenkins 跑在 ci-01 上",
+    "我们的 Jenkins 每晚备份一次",
+    "我们的 Jenkins 只有管理员能登录",
+    "我们的 Jenkins 用 LDAP 登录",
+    "我们的 Jenkins 不再用了",
+    "That's wrong.",
+    "deployed build 4121",
+)
+
+
+def workspace_facts(core: list[int], notes: dict[int, list[int]], groups: int) -> list[Fact]:
+    """MEMORY.md's lines and each day's note (day number -> lines of POOL), as the planner
+    gives them; the entries of a text share a duplicate group when `groups` says so."""
+    out = []
+    files = [("MEMORY.md", None, core)] + [
+        (f"memory/2026-10-{d:02d}.md", date(2026, 10, d), lines) for d, lines in sorted(notes.items())
+    ]
+    for file, day, lines in files:
+        for n, line in enumerate(lines):
+            group = line if (groups >> (line % 8)) & 1 else None
+            out.append(
+                Fact(POOL[line], "bullet", CORE if day is None else NOTE, day, file, 3 + n, 3 + n, group)
+            )
+    return out
+
+
+class Stored:
+    """A memo kept between runs the way the cache keeps it, with what each run stored."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[object, object]] = {}
+        self.stored: list[str] = []
+
+    def memo(self) -> Memo:
+        self.stored = []
+        return Memo(loader=self.tables.get, sink=self.sink)  # type: ignore[arg-type]
+
+    def sink(self, name: str, table: dict[object, object]) -> None:
+        self.stored.append(name)
+        self.tables[name] = dict(table)
+
+
+def repeats(lines: frozenset[int], entries: list[Fact]) -> Callable[[int, int], bool]:
+    """`repeated(o, n)`: a note repeats these lines of MEMORY.md after any newer entry."""
+    return lambda o, n: POOL.index(entries[o].text) in lines
+
+
+line = st.integers(0, len(POOL) - 1)
+notes = st.dictionaries(st.integers(1, 28), st.lists(line, min_size=1, max_size=5), max_size=8)
+repeated_lines = st.frozensets(line, max_size=4)
+
+
+@settings(max_examples=120)
+@given(
+    core=st.lists(line, max_size=4),
+    before=notes,
+    after=notes,
+    groups=st.tuples(st.integers(0, 255), st.integers(0, 255)),
+    pairs=st.tuples(repeated_lines, repeated_lines),
+)
+def test_a_search_that_goes_on_from_the_last_finds_what_a_search_from_nothing_does(
+    core: list[int],
+    before: dict[int, list[int]],
+    after: dict[int, list[int]],
+    groups: tuple[int, int],
+    pairs: tuple[frozenset[int], frozenset[int]],
+) -> None:
+    """Whatever changed between two runs (notes added, edited or gone anywhere in time,
+    other duplicate groups, a MEMORY.md entry repeated since), the second run finds what
+    a run without a memo finds; and a third run over the same entries too."""
+    stored = Stored()
+    first = workspace_facts(core, before, groups[0])
+    find_replacements(first, scoring_text, repeats(pairs[0], first), stored.memo())
+    second = workspace_facts(core, {**before, **after}, groups[1])
+    cold = find_replacements(second, scoring_text, repeats(pairs[1], second))
+    for _ in range(2):
+        assert find_replacements(second, scoring_text, repeats(pairs[1], second), stored.memo()) == cold
+
+
+def test_a_new_note_is_searched_alone_and_a_changed_memory_md_starts_over() -> None:
+    stored = Stored()
+    notes = {1: [0, 2, 4], 2: [6, 10, 13], 3: [15, 16, 17, 18]}
+    first = workspace_facts([0, 6], notes, 0)
+    find_replacements(first, scoring_text, never, stored.memo())
+    assert "replacements.keys" in stored.stored and "replacements.resume" in stored.stored
+
+    later = workspace_facts([0, 6], {**notes, 4: [1, 7], 5: [3, 19]}, 0)
+    found = find_replacements(later, scoring_text, never, stored.memo())
+    assert stored.stored == ["replacements.resume"]  # no text of the notes before was read again
+    assert found == find_replacements(later, scoring_text, never)
+    assert replaced(found) and len(found.misread) == 1  # a switch, a move, and a misreading
+
+    assert find_replacements(later, scoring_text, never, stored.memo()) == found
+    assert stored.stored == []  # nothing changed: nothing to store
+
+    changed = workspace_facts([0, 6, 2], {**notes, 4: [1, 7], 5: [3, 19]}, 0)
+    found = find_replacements(changed, scoring_text, never, stored.memo())
+    assert "replacements.keys" in stored.stored  # MEMORY.md comes first: all is searched again
+    assert found == find_replacements(changed, scoring_text, never)
+
+
+def test_last_runs_finds_are_not_taken_when_what_they_rest_on_changed() -> None:
+    """A note repeated a MEMORY.md entry since, or the duplicate groups now count the facts
+    an entry replaces otherwise (a misreading or not): the search starts over."""
+    jenkins = {10: [15], 11: [16], 12: [17], 13: [15], 14: [16], 15: [19], 16: [19]}
+    notes = {1: [7], **jenkins}
+    for repeated_since, groups in ((frozenset({6}), 0), (frozenset(), 0b1000_0001)):  # (copies of one fact)
+        stored = Stored()
+        first = workspace_facts([6], notes, 0)
+        found = find_replacements(first, scoring_text, never, stored.memo())
+        assert replaced(found) == {1: [0]} and found.misread == ((7, 5), (8, 5))
+
+        later = workspace_facts([6], {**notes, 20: [8]}, groups)
+        repeated = repeats(repeated_since, later)
+        found = find_replacements(later, scoring_text, repeated, stored.memo())
+        assert found == find_replacements(later, scoring_text, repeated)
+        if repeated_since:
+            assert found.held_back == {1} and 1 not in replaced(found)
+        else:  # the Jenkins facts: three, retired
+            assert found.misread == () and 7 in replaced(found)

@@ -81,6 +81,12 @@ class Table:
             if key not in self.known:
                 self.added += 1
 
+    def put(self, key: Hashable, value: Any) -> None:
+        """This run's answer for `key`, in place of last time's (kept for the next run)."""
+        self.known.pop(key, None)
+        self.asked[key] = value
+        self.added += 1
+
     def sample(self) -> Any:
         """One answer of this run or the last, asking nothing; None when there are none."""
         for answers in (self.asked, self.known):

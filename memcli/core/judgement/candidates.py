@@ -169,6 +169,19 @@ class Older:
                 about[key].append(o)
         self._state_size: dict[int, int] = {}
 
+    @classmethod
+    def filed(
+        cls,
+        about: dict[str, list[int]],
+        keys: Callable[[int], frozenset[str]],
+        when: Callable[[int], Any],
+        evergreen: Callable[[int], bool],
+    ) -> Older:
+        """Older entries already filed by key, each key's in time order."""
+        older = cls((), keys, when, evergreen)
+        older.about.update(about)
+        return older
+
     def state_size(self, o: int) -> int:
         """How many keys say what the state of entry o is about (see `keys_of`)."""
         found = self._state_size.get(o)

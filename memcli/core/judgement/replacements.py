@@ -16,11 +16,23 @@ asks it of a whole workspace, in the order the entries were written, and decides
 
 The planner (core.lifecycle) gives every entry as plain data (`Fact`) and turns the
 answer (`Found`) into actions. Each distinct text is read once, however often it recurs.
+
+What one newer entry replaces rests on the entries written before it alone (and on two
+things outside them: whether a note repeated a MEMORY.md entry since, and which entries
+are copies of one fact). So a search can go on from where the workspace changed
+(`Resume`, kept in the memo): last run's answers for the entries of the files before the
+first changed one hold as they were, once those two things are checked to be as they
+were, and only the entries from that file on are read and searched again. A night's new
+note is the last file: only its entries are searched.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import date
@@ -32,6 +44,7 @@ from memcli.core.judgement.supersede import AT_MOST, CUELESS, Verdict, judge, ju
 from memcli.core.memo import Memo
 from memcli.core.subjects import light_words
 
+RESUME_MOST = 5_000  # entries to search again past which a search starts over (with the memo)
 SAID_AGAIN_TRIES = 4  # older entries of other days an entry without a change cue is judged against
 
 FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
@@ -67,6 +80,21 @@ class Found:
     misread: tuple[tuple[int, int], ...]  # newer entries that would retire more than AT_MOST facts (how many)
 
 
+Step = tuple[int, tuple[tuple[int, Verdict], ...], bool]  # a newer entry, the older facts it was
+# found to replace, and whether that many was a misreading
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where a search can go on from: what it found, by the rank of each entry that takes
+    part (MEMORY.md's and the notes') in the order they were written."""
+
+    files: tuple[tuple[str, int, bytes], ...]  # file by file in that order: name, entries, digest
+    steps: tuple[Step, ...]  # the newer entries that were found to replace something
+    asked: tuple[tuple[int, int, bool], ...]  # (o, n, answer) of each `repeated(o, n)` asked
+    index: dict[str, bytes]  # key -> the ranks of the retirable entries holding it (array "I")
+
+
 def find_replacements(
     facts: Sequence[Fact],
     read: Callable[[str], str],
@@ -76,14 +104,24 @@ def find_replacements(
     """Which older facts each newer entry replaces. `read(text)`: the text as the judgement
     reads it (core.scoring.scoring_text); `repeated(o, n)`: whether a note repeats MEMORY.md's
     entry o on or after the day of entry n (then n does not replace it). `memo`: what was
-    read from each text, and judged of each pair, last time (core.memo)."""
+    read from each text, and judged of each pair, last time, and where last run's search
+    can go on from (core.memo)."""
     memo = memo or Memo()
-    found = _Search(facts, read, repeated, memo).run()
-    memo.finish(*(f"replacements.{n}" for n in _TABLES))
+    resumes = memo.table("replacements.resume")
+    search = _Search(facts, read, repeated)
+    last = resumes.peek(_LAST)
+    found = search.go_on(last) if isinstance(last, Resume) else None
+    if found is None:
+        search.use(memo)
+        found = search.run()
+    if search.resume is not None and search.resume is not last:
+        resumes.put(_LAST, search.resume)
+    memo.finish("replacements.resume", *(f"replacements.{n}" for n in _TABLES))
     return found
 
 
 _TABLES = ("changes", "template", "words", "keys", "profile", "queries", "judged")
+_LAST = "last"
 
 
 class _Search:
@@ -92,7 +130,6 @@ class _Search:
         facts: Sequence[Fact],
         read: Callable[[str], str],
         repeated: Callable[[int, int], bool],
-        memo: Memo,
     ) -> None:
         self.facts = facts
         self.repeated = repeated
@@ -100,8 +137,20 @@ class _Search:
         self.scanned = [read(f.text) if f.kind in FACT_KINDS else "" for f in facts]
         self.written = [(f.day or date.min, f.file, f.first_line) for f in facts]
         self.when = self.written.__getitem__  # the order entries were written in: MEMORY.md's first
+        # the entries that take part, in that order (a rank is a place in it)
+        self.order = sorted((i for i, f in enumerate(facts) if f.where in (CORE, NOTE)), key=self.when)
         self.held_back: set[int] = set()
-        # what is read from each distinct text (scanned), once, or last time
+        self.taken: set[int] = set()  # older facts replaced so far
+        self.out: list[tuple[int, tuple[tuple[int, Verdict], ...]]] = []
+        self.misread: list[tuple[int, int]] = []
+        self.steps: list[Step] = []  # as in Resume, by index
+        self.asked: list[tuple[int, int, bool]] = []
+        self.resume: Resume | None = None  # where the next search can go on from
+        self.in_series: frozenset[int] = frozenset()
+        self.use(Memo())
+
+    def use(self, memo: Memo) -> None:
+        """Read each distinct text (scanned) once, or take what was read last time."""
         self._changes = memo.table("replacements.changes", stored=False)
         self._templates = memo.table("replacements.template", stored=False)
         self._words = memo.table("replacements.words", stored=False)
@@ -109,17 +158,35 @@ class _Search:
         self._profiles = memo.table("replacements.profile")
         self._queries = memo.table("replacements.queries")
         self._judged = memo.table("replacements.judged")
-        self.in_series = self.log_series()
 
-    def log_series(self) -> frozenset[int]:
+    def log_series(self, entries: Sequence[int]) -> frozenset[int]:
         """The entries of a log series: a file's lines of one shape but for their numbers
         ("- deployed build 4121", "- build 4122", … a thousand a day). One of them says no
-        value again that another held: each is its own event."""
+        value again that another held: each is its own event. (`entries`: whole files.)"""
         by_shape: dict[tuple[str, str], list[int]] = {}
-        for i, f in enumerate(self.facts):
+        for i in entries:
             if self.scanned[i]:
-                by_shape.setdefault((f.file, _NUMBERS.sub("#", self.scanned[i])), []).append(i)
+                by_shape.setdefault((self.facts[i].file, _NUMBERS.sub("#", self.scanned[i])), []).append(i)
         return frozenset(i for series in by_shape.values() if len(series) >= SERIES_MIN for i in series)
+
+    def files(self) -> tuple[tuple[str, int, bytes], ...] | None:
+        """The files of the entries that take part, in the order written: each one's name, how
+        many entries it has and a digest of them as the search reads them (its duplicate
+        groups aside). None when a file's entries are not written one after the other."""
+        out = []
+        for name, members in itertools.groupby(self.order, key=lambda i: self.facts[i].file):
+            digest = hashlib.blake2b(digest_size=16)
+            count = 0
+            for i in members:
+                f = self.facts[i]
+                digest.update(
+                    f"{f.kind}\0{f.where}\0{f.day}\0{f.first_line}\0{f.last_line}\0{len(f.text)}\0{f.text}".encode()
+                )
+                count += 1
+            out.append((name, count, digest.digest()))
+        if len({name for name, _, _ in out}) < len(out):
+            return None
+        return tuple(out)
 
     # --- what is read from a text ----------------------------------------------------
 
@@ -198,24 +265,116 @@ class _Search:
     # --- the search ------------------------------------------------------------------------
 
     def run(self) -> Found:
-        facts = self.facts
-        newer = sorted((i for i in range(len(facts)) if self.says_a_change(i)), key=self.when)
+        """Every newer entry, from the first."""
+        self.held_back, self.taken, self.out, self.misread = set(), set(), [], []
+        self.steps, self.asked = [], []
+        order = self.order
+        self.in_series = self.log_series(order)
+        newer = [i for i in order if self.says_a_change(i)]
         queries = {n: self.lookup(n) for n in newer}
         wanted = frozenset(first_keys(q for found in queries.values() for q in found))
-        keys: list[frozenset[str]] = [frozenset()] * len(facts)
-        retirable = [i for i in range(len(facts)) if self.retirable(i)]
-        for i in retirable:
-            keys[i] = self.keys(i)
-        older = Older(
-            retirable,
-            keys.__getitem__,
-            self.when,
-            lambda i: facts[i].where == CORE,
-            only=wanted,
+        keys: dict[int, frozenset[str]] = {i: self.keys(i) for i in order if self.retirable(i)}
+        older = Older(keys, keys.__getitem__, self.when, self.evergreen, only=wanted)
+        self.search(newer, queries, older)
+        files = self.files()
+        if files is not None:
+            index: dict[str, array[int]] = {}
+            for r, i in enumerate(order):
+                for key in keys.get(i, ()):
+                    posting = index.get(key)
+                    if posting is None:
+                        posting = index[key] = array("I")
+                    posting.append(r)
+            self.resume = self.resume_at(files, {k: v.tobytes() for k, v in index.items()})
+        return self.found()
+
+    def go_on(self, last: Resume) -> Found | None:
+        """The search from the first file that changed since `last`, given what `last` found
+        before it; None when it cannot go on: no file before it is the same, too many entries
+        come after it, or what the answers before it rest on outside them changed (a note
+        repeated a MEMORY.md entry since, or the duplicate groups made a misreading of an
+        entry's finds, or stopped making one)."""
+        files = self.files()
+        if files is None:
+            return None
+        start = 0
+        for mine, theirs in zip(files, last.files, strict=False):
+            if mine != theirs:
+                break
+            start += mine[1]
+        order = self.order
+        if start == 0 or len(order) - start > RESUME_MOST:
+            return None
+        asked = [(order[o], order[n], said) for o, n, said in last.asked if n < start]
+        if any(self.repeated(o, n) != said for o, n, said in asked):
+            return None
+        for n, found, misread in last.steps:
+            if n >= start:
+                continue
+            step = (order[n], tuple((order[o], v) for o, v in found), misread)
+            if self.settle(*step[:2]) != misread:
+                return None
+            self.steps.append(step)
+        self.asked = asked
+        self.held_back.update(n for _, n, said in asked if said)
+        # the entries from that file on, looked up among all those before them
+        after = order[start:]
+        self.in_series = self.log_series(after)
+        newer = [i for i in after if self.says_a_change(i)]
+        queries = {n: self.lookup(n) for n in newer}
+        wanted = first_keys(q for found in queries.values() for q in found)
+        fresh = {i: self.keys(i) for i in after if self.retirable(i)}
+        about: dict[str, list[int]] = {}
+        for key in wanted:
+            ranks = last.index.get(key)
+            if ranks is not None:
+                held = array("I", ranks)
+                about[key] = [order[r] for r in held[: bisect_left(held, start)]]
+        for i, held_keys in fresh.items():
+            for key in held_keys & wanted:
+                about.setdefault(key, []).append(i)
+        older = Older.filed(about, self.keys, self.when, self.evergreen)
+        self.search(newer, queries, older)
+        if not after and len(files) == len(last.files):
+            self.resume = last  # nothing changed: last run's answers are this run's
+            return self.found()
+        # where the next search can go on from: the index of the entries before, and the new
+        index = dict(last.index)
+        if start < sum(count for _, count, _ in last.files):
+            for key, stored in last.index.items():
+                held = array("I", stored)
+                cut = bisect_left(held, start)
+                if cut < len(held):
+                    index[key] = held[:cut].tobytes()
+        added: dict[str, array[int]] = {}
+        for r, i in enumerate(after, start):
+            for key in fresh.get(i, ()):
+                added.setdefault(key, array("I")).append(r)
+        for key, more in added.items():
+            index[key] = index.get(key, b"") + more.tobytes()
+        self.resume = self.resume_at(files, {k: v for k, v in index.items() if v})
+        return self.found()
+
+    def resume_at(self, files: tuple[tuple[str, int, bytes], ...], index: dict[str, bytes]) -> Resume:
+        rank = {i: r for r, i in enumerate(self.order)}
+        return Resume(
+            files,
+            tuple(
+                (rank[n], tuple((rank[o], v) for o, v in found), misread) for n, found, misread in self.steps
+            ),
+            tuple((rank[o], rank[n], said) for o, n, said in self.asked),
+            index,
         )
-        out: list[tuple[int, tuple[tuple[int, Verdict], ...]]] = []
-        taken: set[int] = set()
-        misread: list[tuple[int, int]] = []
+
+    def found(self) -> Found:
+        return Found(tuple(self.out), frozenset(self.taken), frozenset(self.held_back), tuple(self.misread))
+
+    def evergreen(self, i: int) -> bool:
+        return self.facts[i].where == CORE
+
+    def search(self, newer: Sequence[int], queries: dict[int, list[Query]], older: Older) -> None:
+        """What each newer entry replaces, in time order, among the older facts `older` holds."""
+        taken = self.taken
         for n in newer:
             mine = self.scanned[n]
             before = [o for o in older.find(n, queries[n]) if self.scanned[o] != mine]
@@ -227,13 +386,21 @@ class _Search:
                 cueless = [(o, v) for o, v in found if v.family in CUELESS]
                 if len(cueless) > 1:  # a value said again replaces the one said last, which replaced the rest
                     found = [(o, v) for o, v in found if v.family not in CUELESS] + cueless[-1:]
-            replaced = {facts[o].group if facts[o].group is not None else -1 - o for o, _ in found}
-            if len(replaced) > AT_MOST:
-                misread.append((n, len(replaced)))
-            elif found:
-                taken.update(o for o, _ in found)
-                out.append((n, tuple(found)))
-        return Found(tuple(out), frozenset(taken), frozenset(self.held_back), tuple(misread))
+            if found:
+                step = (n, tuple(found))
+                self.steps.append((*step, self.settle(*step)))
+
+    def settle(self, n: int, found: tuple[tuple[int, Verdict], ...]) -> bool:
+        """What entry n replaces, found: taken, or a misreading when that is more than AT_MOST
+        facts (copies of one fact count once). Whether it was a misreading."""
+        facts = self.facts
+        replaced = {facts[o].group if facts[o].group is not None else -1 - o for o, _ in found}
+        if len(replaced) > AT_MOST:
+            self.misread.append((n, len(replaced)))
+            return True
+        self.taken.update(o for o, _ in found)
+        self.out.append((n, found))
+        return False
 
     def said_again(self, n: int, before: list[int], taken: set[int]) -> list[tuple[int, Verdict]]:
         """What an entry that states no change by a cue replaces: only a value said again, a
@@ -264,9 +431,12 @@ class _Search:
             (self.scanned[o], self.scanned[n], same_day, both_core),
             lambda: judge(self.profile(o), self.profile(n), same_day=same_day, evergreen=both_core),
         )
-        if verdict is not None and old.where == CORE and self.repeated(o, n):
-            self.held_back.add(n)
-            return None
+        if verdict is not None and old.where == CORE:
+            said = self.repeated(o, n)
+            self.asked.append((o, n, said))
+            if said:
+                self.held_back.add(n)
+                return None
         return verdict
 
     def corrected(self, n: int, before: list[int]) -> list[tuple[int, Verdict]]:
