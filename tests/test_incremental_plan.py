@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import NOW, Invoke, as_json, copy_tree
 from memcli.cli_options import GlobalOptions
-from memcli.core.memo import Memo, Table
+from memcli.core.memo import DROPPED_MOST, Memo, Table
 from memcli.errors import ConflictError
 from memcli.runtime import open_runtime
 from memcli.services import STANDING, _read_again, remembered
@@ -341,3 +341,46 @@ def test_a_table_keeps_what_the_run_asked_for() -> None:
     memo.finish("t", "u", "run-only")
     assert stored == {"t": {"z": 3}}  # "u" was as it was; a run-only table is never stored
     assert not memo.tables
+
+
+def test_a_table_hands_back_its_new_answers_alone_when_nothing_else_changed() -> None:
+    """What `Memo.finish` adds to the stored rows instead of storing a table whole: the
+    answers worked out or learnt this run, when every answer of last time was asked for
+    (or kept) as it was."""
+    table = Table({"a": 1, "b": 2})
+    table.get("a", lambda: 0)
+    table.get("c", lambda: 3)
+    table.learn("d", 4)
+    assert table.fresh() is None  # "b" not asked for: stored whole
+    table.keep(lambda key: True)
+    assert table.fresh() == {"c": 3, "d": 4}
+    for change in (lambda t: t.put("a", 9), lambda t: t.remap(lambda v: v)):
+        other = Table({"a": 1})
+        other.get("a", lambda: 0)
+        other.get("e", lambda: 5)
+        change(other)
+        assert other.fresh() is None  # an answer of last time put another way: stored whole
+    new = Table()
+    new.put("last", 1)
+    assert new.fresh() == {"last": 1}
+    # one answer in DROPPED_MOST or fewer not asked for again: it stays stored, unused
+    big = Table({n: n for n in range(2 * DROPPED_MOST)})
+    for n in range(3, 2 * DROPPED_MOST):
+        big.get(n, lambda: -1)
+    big.get("new", lambda: 0)
+    assert big.fresh() is None
+    big.get(2, lambda: -1)  # two of 400 dropped
+    assert big.fresh() == {"new": 0}
+    added: dict[str, object] = {}
+    whole: dict[str, object] = {}
+    memo = Memo(
+        loader={"t": {"x": 1}, "u": {"y": 1}}.get,
+        sink=whole.__setitem__,
+        append=lambda name, answers: name == "t" and not added.update({name: answers}),
+    )
+    for name in ("t", "u"):
+        table = memo.table(name)
+        table.get("x" if name == "t" else "y", lambda: 0)
+        table.get("z", lambda: 3)
+    memo.finish("t", "u")
+    assert added == {"t": {"z": 3}} and whole == {"u": {"y": 1, "z": 3}}  # "u": the appender said no

@@ -19,13 +19,14 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+DROPPED_MOST = 200  # a table that no longer asks for more than one answer in this many is stored whole
 _MISSING: Any = object()
 
 
 class Table:
     """One function's answers, by its arguments (a text, or a tuple of them)."""
 
-    __slots__ = ("added", "asked", "known", "loaded", "remapped", "shrink_at", "stored")
+    __slots__ = ("added", "asked", "known", "loaded", "new", "remapped", "rewritten", "shrink_at", "stored")
 
     def __init__(self, known: dict[Hashable, Any] | None = None, stored: bool = True) -> None:
         # an answer of last time moves from `known` to `asked` when asked for: its key is
@@ -35,7 +36,9 @@ class Table:
         self.stored = stored  # kept for the next run (else: for this run only)
         self.asked: dict[Hashable, Any] = {}  # what this run asked for, answered
         self.added = 0  # answers worked out this run
+        self.new: list[Hashable] = []  # their keys: none of them was known last time
         self.remapped = False  # answers put another way this run (`remap`)
+        self.rewritten = False  # an answer of last time replaced (`put`)
         # `known` is made again when half of it has moved to `asked`: a dict keeps the room
         # of what was taken out of it (a decade's 672,000 verdicts: 20 MB held twice)
         self.shrink_at = self.loaded // 2
@@ -48,6 +51,7 @@ class Table:
             if found is _MISSING:
                 found = compute(*args)
                 self.added += 1
+                self.new.append(key)
             elif len(self.known) < self.shrink_at:
                 self._shrink()
             self.asked[key] = found
@@ -80,10 +84,14 @@ class Table:
             self.asked[key] = value
             if key not in self.known:
                 self.added += 1
+                self.new.append(key)
 
     def put(self, key: Hashable, value: Any) -> None:
         """This run's answer for `key`, in place of last time's (kept for the next run)."""
-        self.known.pop(key, None)
+        if self.known.pop(key, _MISSING) is not _MISSING or key in self.asked:
+            self.rewritten = True
+        else:
+            self.new.append(key)
         self.asked[key] = value
         self.added += 1
 
@@ -126,21 +134,36 @@ class Table:
     def to_store(self) -> dict[Hashable, Any]:
         return self.asked if self.asked else self.known
 
+    def fresh(self) -> dict[Hashable, Any] | None:
+        """The answers worked out this run, when they are all that changed: every answer
+        of last time was asked for (or kept) as it was, but for at most one in
+        DROPPED_MOST (those stay stored, unused, until the table is stored whole). Storing
+        the table again then means adding these to what is stored. None otherwise."""
+        dropped = self.loaded - (len(self.asked) - len(self.new))
+        if self.remapped or self.rewritten or dropped * DROPPED_MOST > self.loaded:
+            return None
+        return {key: self.asked[key] for key in self.new}
+
 
 Loader = Callable[[str], "dict[Hashable, Any] | None"]
 Sink = Callable[[str, "dict[Hashable, Any]"], None]
+Appender = Callable[[str, "dict[Hashable, Any]"], bool]  # whether the answers were added
 
 
 class Memo:
     """Named tables of answers. A table is loaded when first asked for (`loader`, given by
     the I/O layer) and handed back (`sink`) when the step that uses it is done (`finish`),
-    so that only one step's answers are held at a time. An empty Memo (the default
+    so that only one step's answers are held at a time; a table that only gained answers
+    hands back those alone (`append`), when the I/O layer can add them. An empty Memo (the default
     everywhere) answers nothing from before and remembers within the run only."""
 
-    def __init__(self, loader: Loader | None = None, sink: Sink | None = None) -> None:
+    def __init__(
+        self, loader: Loader | None = None, sink: Sink | None = None, append: Appender | None = None
+    ) -> None:
         self.tables: dict[str, Table] = {}
         self.loader = loader
         self.sink = sink
+        self.append = append  # adds a table's new answers to those stored, when it can
 
     def table(self, name: str, stored: bool = True) -> Table:
         """The table of that name. `stored=False`: answers kept for this run only, for a
@@ -155,8 +178,11 @@ class Memo:
         """The tables of a step that is done: stored when they changed, then let go."""
         for name in names:
             table = self.tables.pop(name, None)
-            if table is not None and table.stored and table.changed() and self.sink is not None:
-                self.sink(name, table.to_store())
+            if table is None or not table.stored or not table.changed() or self.sink is None:
+                continue
+            if self.append is not None and (fresh := table.fresh()) is not None and self.append(name, fresh):
+                continue
+            self.sink(name, table.to_store())
 
     def finish_all(self) -> None:
         self.finish(*list(self.tables))

@@ -116,6 +116,8 @@ def _connect(root: Path) -> sqlite3.Connection | None:
 
 _COLUMNS = "memcli.memo.columns.1"
 PART = 16_384  # keys in one row: a table is stored and loaded a row at a time
+ADDED = b"+"  # the first byte of a row of answers added to a table: a pickle of its own
+ADDED_MOST = 30  # rows added to a table before it is stored whole again
 
 
 def _columns(table: dict[Hashable, Any]) -> object:
@@ -183,6 +185,8 @@ class MemoStore:
         self.key = _key(create=False)
         self.pruned = False
         self.texts: dict[str, str] = {}  # every text a table loaded is keyed by, once
+        # each table this store loaded: its rows, how many of them were added, the last's MAC
+        self.shapes: dict[str, tuple[int, int, bytes]] = {}
 
     def _table(self, stored: object) -> dict[Hashable, Any] | None:
         """A row as stored (`_columns`) with each text of its keys one object across all
@@ -200,7 +204,7 @@ class MemoStore:
         return dict(zip(keys, values, strict=True))
 
     def memo(self) -> Memo:
-        return Memo(loader=self.load, sink=self.store)
+        return Memo(loader=self.load, sink=self.store, append=self.append)
 
     def load(self, name: str) -> dict[Hashable, Any] | None:
         """Last run's answers of one table; None when there are none to trust."""
@@ -243,13 +247,21 @@ class MemoStore:
         unpickler = pickle.Unpickler(source)
         table: dict[Hashable, Any] | None = None
         before = b""
+        added = 0
         for k, (row_name, mac, data) in enumerate(rows):
             if row_name != _row_name(name, k):
                 return None
             if not hmac.compare_digest(bytes(mac), _mac(self.key, self.stamp, row_name, before + data)):
                 return None
-            source.row = io.BytesIO(data)
-            part = self._table(unpickler.load())
+            if data[:1] == ADDED:  # (answers added later: their own pickle, after the table's)
+                source.row = io.BytesIO(data[1:])
+                part = self._table(pickle.Unpickler(source).load())
+                added += 1
+            elif added:
+                return None
+            else:
+                source.row = io.BytesIO(data)
+                part = self._table(unpickler.load())
             if part is None or source.row.read(1):
                 return None
             if table is None:
@@ -257,6 +269,8 @@ class MemoStore:
             else:
                 table.update(part)
             before = bytes(mac)
+        if table is not None:
+            self.shapes[name] = (k + 1, added, before)
         return table
 
     def store(self, name: str, table: dict[Hashable, Any]) -> None:
@@ -292,11 +306,53 @@ class MemoStore:
                     mac = _mac(self.key, self.stamp, row_name, before + data)
                     db.execute(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", (self.stamp, row_name, mac, data))
                     before = mac
+                rows = k + 1
         except (sqlite3.Error, OSError, pickle.PicklingError, ValueError, TypeError, RecursionError):
+            self.shapes.pop(name, None)
             return
         finally:
             if db is not None:
                 db.close()
+        self.shapes[name] = (rows, 0, before)  # answers can be added to the rows just made
+
+    def append(self, name: str, answers: dict[Hashable, Any]) -> bool:
+        """Add a table's new answers to its rows, as one more row (chained to the last by its
+        MAC), instead of storing it whole again: when this store loaded the table, its rows
+        are still those it loaded, and fewer than ADDED_MOST rows were added to it since it
+        was stored whole. Whether they were added (if not, the table is to be stored whole)."""
+        shape = self.shapes.get(name)
+        if shape is None or self.key is None or not answers or len(answers) > self.part:
+            return False
+        count, added, last = shape
+        if added >= ADDED_MOST:
+            return False
+        row_name = _row_name(name, count)
+        db = None
+        try:
+            db = _connect(self.root)
+            if db is None:
+                return False
+            with db:
+                if not self.pruned:
+                    db.execute(f"DELETE FROM {TABLE} WHERE stamp != ?", (self.stamp,))
+                    self.pruned = True
+                found = db.execute(
+                    f"SELECT name, mac FROM {TABLE} WHERE stamp = ? AND (name = ? OR name BETWEEN ? AND ?)"
+                    " ORDER BY name DESC LIMIT 1",
+                    (self.stamp, name, f"{name}\0", f"{name}\1"),
+                ).fetchone()
+                if found is None or found[0] != _row_name(name, count - 1) or bytes(found[1]) != last:
+                    return False  # stored again, or added to, by another run since
+                data = ADDED + pickle.dumps(_columns(answers), protocol=pickle.HIGHEST_PROTOCOL)
+                mac = _mac(self.key, self.stamp, row_name, last + data)
+                db.execute(f"INSERT INTO {TABLE} VALUES (?, ?, ?, ?)", (self.stamp, row_name, mac, data))
+        except (sqlite3.Error, OSError, pickle.PicklingError, ValueError, TypeError, RecursionError):
+            return False
+        finally:
+            if db is not None:
+                db.close()
+        self.shapes[name] = (count + 1, added + 1, mac)
+        return True
 
 
 def memo_state(root: Path, stamp: str) -> tuple[int, int]:
