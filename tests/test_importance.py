@@ -1145,3 +1145,19 @@ def test_a_status_so_far_an_undone_change_or_a_choice_due_by_an_event_is_not_cor
 )
 def test_a_lesson_a_decision_in_force_or_had_better_not_stays_core(text: str) -> None:
     assert label(text) is Label.CORE, why(text)
+
+
+def test_a_label_and_its_reasons_pickle_as_their_fields_and_load_back_equal() -> None:
+    """The memo keeps every entry's label and score reasons: pickled as their fields (made
+    by calling the class, no state set afterwards), they load back equal, in both languages."""
+    import pickle
+    import pickletools
+
+    for text in ("Remember: never force-push to main", "记住：发布前先跑测试", "heartbeat OK"):
+        scored = score_text(text)
+        verdict = judge(text, scored)
+        assert verdict.reasons
+        for value in (verdict, scored.reasons):
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            assert pickle.loads(data) == value
+            assert "BUILD" not in {op.name for op, _, _ in pickletools.genops(data)}

@@ -91,12 +91,16 @@ def memo_rows(root: Path) -> dict[str, bytes]:
 
 def stored_table(rows: dict[str, bytes], name: str) -> dict[object, object]:
     """A table read back from its rows without the store: one unpickler over the rows in
-    order, each row the columns of its keys beside its values."""
+    order, each row the columns of its keys beside its values (or the table itself)."""
     mine = [rows[n] for n in sorted(rows) if n == name or n.startswith(f"{name}\0")]
     unpickler = pickle.Unpickler(io.BytesIO(b"".join(mine)))
     table: dict[object, object] = {}
     for _ in mine:
-        _, width, columns, values = unpickler.load()
+        part = unpickler.load()
+        if isinstance(part, dict):  # keys that are not texts: the table as it is
+            table.update(part)
+            continue
+        _, width, columns, values = part
         keys = columns[0] if width == 0 else zip(*columns, strict=True)
         table.update(zip(keys, values, strict=True))
     return table
@@ -384,3 +388,19 @@ def test_a_table_hands_back_its_new_answers_alone_when_nothing_else_changed() ->
         table.get("z", lambda: 3)
     memo.finish("t", "u")
     assert added == {"t": {"z": 3}} and whole == {"u": {"y": 1, "z": 3}}  # "u": the appender said no
+
+
+def test_the_labels_a_weekly_digest_files_entries_by_are_remembered(cli: Invoke, tmp_path: Path) -> None:
+    """gc summarises each closed week; the importance label each digest files an entry by
+    is kept in the memo, and a second run over the same notes digests from it alone."""
+    root = workspace(tmp_path / "ws")
+    first = as_json(cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run"))
+    assert [a for a in first["actions"] if a["action"] == "summarize"], "closed weeks are summarised"
+    labels = stored_table(memo_rows(root), "planner.digest_label")
+    assert labels and all(str(v.label) for v in labels.values())  # type: ignore[attr-defined]
+    before = memo_rows(root)
+    again = as_json(cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run"))
+    assert again == first == cold(cli, root, tmp_path / "cold")[0]
+    assert {n: d for n, d in memo_rows(root).items() if n.startswith("planner.digest_label")} == {
+        n: d for n, d in before.items() if n.startswith("planner.digest_label")
+    }  # nothing new to label: the rows stay as they were

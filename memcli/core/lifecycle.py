@@ -43,8 +43,8 @@ from memcli.core.judgement.supersede import AT_MOST, Verdict
 from memcli.core.policy import Policy
 from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
 from memcli.core.rules import Rules
-from memcli.core.scoring import Tier, scoring_text
-from memcli.core.summarize import Digest, digest_of_notes, plain_render, week_of
+from memcli.core.scoring import Scored, Tier, scoring_text
+from memcli.core.summarize import Digest, digest_label, digest_of_notes, plain_render, week_of
 from memcli.core.tokens import is_mostly_cjk
 from memcli.core.withheld import holds_secret, left_out
 
@@ -171,6 +171,9 @@ class View:
 MERGE_MIN_CHARS = 8  # shorter (normalised) entries are list items that lean on their heading
 MEMCLI_MARKER = re.compile(r"\s*<!-- memcli: [^>]*-->")
 MARKER_ID = re.compile(r"<!-- memcli: [^>]*\(([0-9a-f]{10})\) -->")
+
+
+_SCORE_FIELDS = tuple(f.name for f in fields(Scored))
 
 
 def place(entry: Entry) -> str:
@@ -339,7 +342,14 @@ class _Planner:
                 sources = [f.rel for f in notes]
                 budget = self.view.summary_budget
                 digest = digest_of_notes(
-                    "weekly-digest", week, entries, sources, self.now, budget, count_tokens=False
+                    "weekly-digest",
+                    week,
+                    entries,
+                    sources,
+                    self.now,
+                    budget,
+                    count_tokens=False,
+                    label=self.digest_label,
                 )
                 self.summaries[path] = self.view.render(digest)
                 self.withheld += digest.withheld
@@ -574,15 +584,26 @@ class _Planner:
     def judge_importance(self, a: Assessed) -> importance.Verdict:
         """judgement.importance's label, or last run's for the same arguments (core.memo):
         the text, where it stands, how it scored and how often it was said."""
+        found: importance.Verdict = self._importance.get(self.arguments(a), self._judge_importance, a)
+        return found
+
+    def digest_label(self, a: Assessed) -> importance.Verdict:
+        """The label a weekly digest files an entry by (summarize.digest_label), or last
+        run's for the same arguments."""
+        labels = self.analysis.memo.table("planner.digest_label")  # (loaded when a week is summarised)
+        found: importance.Verdict = labels.get(self.arguments(a), digest_label, a)
+        return found
+
+    def arguments(self, a: Assessed) -> tuple[Any, ...]:
+        """What an entry's importance label rests on: its text, where it stands, how often
+        it was said, and every field of its score, whatever fields that gains (a mapping as
+        its sorted items)."""
         entry = a.entry
-        # every field of the score, whatever fields it gains (a mapping as its sorted items)
         scored = tuple(
             tuple(sorted(v.items())) if isinstance(v, Mapping) else v
-            for v in (getattr(a.scored, f.name) for f in fields(a.scored))
+            for v in map(a.scored.__getattribute__, _SCORE_FIELDS)
         )
-        key = (entry.text, entry.kind, tuple(entry.section), a.mentions, entry.done, *scored)
-        found: importance.Verdict = self._importance.get(key, self._judge_importance, a)
-        return found
+        return (entry.text, entry.kind, tuple(entry.section), a.mentions, entry.done, *scored)
 
     def _judge_importance(self, a: Assessed) -> importance.Verdict:
         facts = self.analysis.texts.get(a.entry.text)

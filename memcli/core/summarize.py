@@ -215,22 +215,29 @@ def week_days(period: str) -> tuple[date, date]:
     return monday, monday + timedelta(days=6)
 
 
-def classify(a: Assessed) -> str:
+Label = Callable[[Assessed], importance.Verdict]  # an entry's importance, as a digest reads it
+
+
+def digest_label(a: Assessed) -> importance.Verdict:
+    """The importance label a digest files an entry by: the judgement's, with the default
+    rules (a caller may remember it: see `digest_of_notes`)."""
+    return importance.judge(a.entry.text, a.scored, kind=a.entry.kind, done=a.entry.done)
+
+
+def classify(a: Assessed, label: Label = digest_label) -> str:
     """The class of a note's entry: tasks by their box, the rest by the scoring rules."""
     if a.entry.kind == "task":
         return "done" if a.entry.done else "pending"
-    return classify_text(a.entry.text, ruled(a))
+    return classify_text(a.entry.text, ruled(a, label))
 
 
-def ruled(a: Assessed) -> set[str]:
+def ruled(a: Assessed, label: Label = digest_label) -> set[str]:
     """The scoring rules that fired on an entry, as a digest files it: only an entry the
     importance judgement holds core is a preference or a decision ("他说要先想清楚…" in a
     release note has a preference's cue, but is news of the week)."""
     rules = {r.rule for r in a.scored.reasons}
-    if rules & set(KEPT_FIRST):
-        verdict = importance.judge(a.entry.text, a.scored, kind=a.entry.kind, done=a.entry.done)
-        if verdict.label is not importance.Label.CORE:
-            rules -= set(KEPT_FIRST)
+    if rules & set(KEPT_FIRST) and label(a).label is not importance.Label.CORE:
+        rules -= set(KEPT_FIRST)
     return rules
 
 
@@ -258,32 +265,34 @@ def classify_text(text: str, rules: set[str], role: str = "") -> str:
     return "other"
 
 
-def entry_items(entries: Sequence[Assessed]) -> list[Item]:
+def entry_items(entries: Sequence[Assessed], label: Label = digest_label) -> list[Item]:
     """The summarisable entries of some notes (no noise, no routine events), with their raw
     text: `written_out` gives the kept ones their one-line form (a week has thousands)."""
     return [
-        Item(_ruled_kind(a), a.entry.text, a.decayed, n, place_of(a), a.entry.text)
+        Item(_ruled_kind(a, label), a.entry.text, a.decayed, n, place_of(a), a.entry.text)
         for n, a in enumerate(entries)
         if a.tier is not Tier.DISCARD and not a.scored.routine and a.entry.kind in SUMMARY_KINDS
     ]
 
 
-def _ruled_kind(a: Assessed) -> str:
+def _ruled_kind(a: Assessed, label: Label) -> str:
     """The class the scoring rules alone give (enough to choose by); `classify` reads the
     words of only the entries kept."""
     if a.entry.kind == "task":
         return "done" if a.entry.done else "pending"
-    rules = ruled(a)
+    rules = ruled(a, label)
     return next((name for name in KEPT_FIRST if name in rules), "other")
 
 
-def written_out(items: Sequence[Item], entries: Sequence[Assessed]) -> list[Item]:
+def written_out(
+    items: Sequence[Item], entries: Sequence[Assessed], label: Label = digest_label
+) -> list[Item]:
     """The kept items in their one-line form (the entry's words, core.verbatim) and their
     full class."""
     return [
         replace(
             i,
-            kind=classify(entries[i.order]),
+            kind=classify(entries[i.order], label),
             text=one_line(entries[i.order].entry.text, ITEM_MAX_CHARS),
         )
         for i in items
@@ -503,13 +512,14 @@ def digest_of_notes(
     budget: int = SUMMARY_TOKENS,
     language: str = "",
     count_tokens: bool = True,
+    label: Label = digest_label,
 ) -> Digest:
     """A summary of notes' entries; `count_tokens` False leaves `tokens_in` at 0 (gc needs
-    no figure for the weeks it closes)."""
-    items = entry_items(entries)
+    no figure for the weeks it closes). `label`: `digest_label`, or the same remembered."""
+    items = entry_items(entries, label)
     withheld: list[str] = []
     refuse = _secret_filter(withheld, str)
-    kept = [i for i in written_out(select(items, budget, refuse), entries) if not refuse(i)]
+    kept = [i for i in written_out(select(items, budget, refuse), entries, label) if not refuse(i)]
     return Digest(
         kind,
         period,

@@ -89,6 +89,9 @@ class Verdict:
     label: Label
     reasons: tuple[Reason, ...]  # what decided the label (points 0: the score has its own)
 
+    def __reduce__(self) -> tuple[type[Verdict], tuple[Label, tuple[Reason, ...]]]:
+        return (Verdict, (self.label, self.reasons))  # (loaded twice as fast: see Reason)
+
     @property
     def core(self) -> bool:
         return self.label is Label.CORE
