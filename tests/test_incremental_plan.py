@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from conftest import NOW, Invoke, as_json, copy_tree
 from memcli.cli_options import GlobalOptions
+from memcli.core.judgement import importance
 from memcli.core.memo import DROPPED_MOST, Memo, Table
 from memcli.errors import ConflictError
 from memcli.runtime import open_runtime
@@ -397,7 +398,7 @@ def test_the_labels_a_weekly_digest_files_entries_by_are_remembered(cli: Invoke,
     first = as_json(cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run"))
     assert [a for a in first["actions"] if a["action"] == "summarize"], "closed weeks are summarised"
     labels = stored_table(memo_rows(root), "planner.digest_label")
-    assert labels and all(str(v.label) for v in labels.values())  # type: ignore[attr-defined]
+    assert labels and all(isinstance(v, importance.Verdict) for v in labels.values())
     before = memo_rows(root)
     again = as_json(cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run"))
     assert again == first == cold(cli, root, tmp_path / "cold")[0]

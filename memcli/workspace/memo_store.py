@@ -273,6 +273,13 @@ class MemoStore:
             self.shapes[name] = (k + 1, added, before)
         return table
 
+    def _prune(self, db: sqlite3.Connection) -> None:
+        """The first write of this store drops the rows of other stamps (another memcli,
+        other rules or policy)."""
+        if not self.pruned:
+            db.execute(f"DELETE FROM {TABLE} WHERE stamp != ?", (self.stamp,))
+            self.pruned = True
+
     def store(self, name: str, table: dict[Hashable, Any]) -> None:
         """Keep one table's answers for the next run, a row at a time (a decade's sketches
         pickled whole, and sqlite's copy of the pickle, were 170 MB at once); the first
@@ -287,9 +294,7 @@ class MemoStore:
             if db is None:
                 return
             with db:
-                if not self.pruned:
-                    db.execute(f"DELETE FROM {TABLE} WHERE stamp != ?", (self.stamp,))
-                    self.pruned = True
+                self._prune(db)
                 db.execute(
                     f"DELETE FROM {TABLE} WHERE stamp = ? AND (name = ? OR name BETWEEN ? AND ?)",
                     (self.stamp, name, f"{name}\0", f"{name}\1"),
@@ -333,9 +338,7 @@ class MemoStore:
             if db is None:
                 return False
             with db:
-                if not self.pruned:
-                    db.execute(f"DELETE FROM {TABLE} WHERE stamp != ?", (self.stamp,))
-                    self.pruned = True
+                self._prune(db)
                 found = db.execute(
                     f"SELECT name, mac FROM {TABLE} WHERE stamp = ? AND (name = ? OR name BETWEEN ? AND ?)"
                     " ORDER BY name DESC LIMIT 1",

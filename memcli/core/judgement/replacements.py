@@ -124,6 +124,20 @@ _TABLES = ("changes", "template", "words", "keys", "profile", "queries", "judged
 _LAST = "last"
 
 
+def _ranks_by_key(
+    entries: Sequence[int], start: int, keys: dict[int, frozenset[str]]
+) -> dict[str, array[int]]:
+    """The ranks of these entries (the first's is `start`) by each key they hold."""
+    index: dict[str, array[int]] = {}
+    for r, i in enumerate(entries, start):
+        for key in keys.get(i, ()):
+            posting = index.get(key)
+            if posting is None:
+                posting = index[key] = array("I")
+            posting.append(r)
+    return index
+
+
 class _Search:
     def __init__(
         self,
@@ -278,13 +292,7 @@ class _Search:
         self.search(newer, queries, older)
         files = self.files()
         if files is not None:
-            index: dict[str, array[int]] = {}
-            for r, i in enumerate(order):
-                for key in keys.get(i, ()):
-                    posting = index.get(key)
-                    if posting is None:
-                        posting = index[key] = array("I")
-                    posting.append(r)
+            index = _ranks_by_key(order, 0, keys)
             self.resume = self.resume_at(files, {k: v.tobytes() for k, v in index.items()})
         return self.found()
 
@@ -346,11 +354,7 @@ class _Search:
                 cut = bisect_left(held, start)
                 if cut < len(held):
                     index[key] = held[:cut].tobytes()
-        added: dict[str, array[int]] = {}
-        for r, i in enumerate(after, start):
-            for key in fresh.get(i, ()):
-                added.setdefault(key, array("I")).append(r)
-        for key, more in added.items():
+        for key, more in _ranks_by_key(after, start, fresh).items():
             index[key] = index.get(key, b"") + more.tobytes()
         self.resume = self.resume_at(files, {k: v for k, v in index.items() if v})
         return self.found()
