@@ -18,7 +18,7 @@ from rapidfuzz.fuzz import ratio
 
 from conftest import NOW, REPO, Invoke, as_json
 from memcli.core.judgement.duplicates import judge
-from memcli.core.judgement.wording import Shape, shape, sketch, status_marks, value_keys
+from memcli.core.judgement.wording import Shape, shape, sketch, status_marks, value_keys, value_keys_once
 from memcli.core.memo import Memo, Table
 from memcli.core.similarity import (
     Blocking,
@@ -579,3 +579,21 @@ def test_groups_are_the_same_when_the_memo_renumbers_its_sketches() -> None:
     renumbered = {id(v[0]): v[0] for v in stored["duplicates.sketch"].values()}
     assert len(renumbered) == 1 and len(next(iter(renumbered.values())).names) == in_use
     assert duplicate_groups(items, 0.8, memo=Memo(loader=stored.get)) == cold
+
+
+@given(
+    st.lists(
+        st.frozensets(
+            st.sampled_from(["8080", "@Mia", "design-team", "k8s", "PRs", "TS", "a/b.csv", "用户", "v1.2"])
+        ),
+        max_size=6,
+    )
+)
+def test_value_keys_read_with_one_dict_of_value_keys_are_as_read_alone(sets: list[frozenset[str]]) -> None:
+    # the duplicate finder reads each key's values with one dict of what each value's key
+    # is, filled as it goes: each set's keys are the same as read without it
+    keyed: dict[str, str | None] = {}
+    for found in sets:
+        assert value_keys_once(found, keyed) == value_keys_once(found)
+        assert value_keys_once(tuple(sorted(found)), keyed) == value_keys_once(tuple(sorted(found)))
+    assert set(keyed) == set().union(*sets)

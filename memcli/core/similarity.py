@@ -23,7 +23,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from itertools import chain
 from typing import Any, Protocol, TypeVar, overload
 
 from memcli.core.entries import strip_leading_stamp
@@ -350,51 +349,64 @@ class Blocking:
     ) -> None:
         # A routine event is matched within its day only: it is filed under its day, not
         # under its features, and looks up the entries of that day.
-        self.routine = [r for r, _ in days] if days is not None else [False] * len(features)
+        # (each sequence read once, in order: a key's days are worked out again when read)
+        self.routine: list[bool] = [False] * len(features) if days is None else []
+        self.day: list[date | None] = []
         by_day: dict[date | None, list[int]] = defaultdict(list)
-        for i, (_, on) in enumerate(days or ()):
+        for i, (r, on) in enumerate(days or ()):
             for day in on:
                 by_day[day].append(i)
+            self.routine.append(r)
+            self.day.append(next(iter(on), None) if r else None)
         self.by_day = by_day
-        self.day = [next(iter(on), None) if r else None for r, on in days] if days is not None else []
         if len(value_sets) != len(self.routine):
             raise ValueError("one set of values an entry")
 
-        def plain(i: int) -> set[str]:  # (made again when asked: a list of them all is 20 MB)
-            return {v.removeprefix(NAME_MARK) for v in value_sets[i]} if not self.routine[i] else set()
-
-        value_counts: Counter[str] = Counter(chain.from_iterable(map(plain, range(len(value_sets)))))
+        # Each key's values and features are read once (each read works them out again
+        # from the key: see `_Worked`), and what the later passes need of them is held
+        # until they are done: the values of the keys that have some, and the heavy
+        # features of those that have none (the others are looked up by their values).
+        plains: list[tuple[str, ...]] = []  # (most keys have no value: one empty tuple for them all)
+        value_counts: Counter[str] = Counter()
         by_value: dict[str, array[int]] = defaultdict(lambda: array("i"))
-        self.anchor: list[tuple[str, ...]] = []
-        for i in range(len(value_sets)):
-            vs = plain(i)
+        for i, (key_values, routine) in enumerate(zip(value_sets, self.routine, strict=True)):
+            vs = {v.removeprefix(NAME_MARK) for v in key_values} if not routine else set()
+            if not vs:
+                plains.append(())
+                continue
+            value_counts.update(vs)
             # filed under each value and what it refines: a path under its file name, a
             # model tag under its model (buyer-leads.csv finds leads/buyer-leads.csv)
-            for v in {
-                *vs,
-                *(refinements(v) for v in vs if "/" in v or ":" in v),
-            }:
+            for v in {*vs, *(refinements(v) for v in vs if "/" in v or ":" in v)}:
                 by_value[v].append(i)
-            # the rarest (most entries have none: one empty tuple for them all)
-            rarest_first = sorted(vs, key=lambda v: (value_counts[v], v))
-            self.anchor.append(tuple(rarest_first[:CONTAINED_KEYS]) if vs else ())
+            plains.append(tuple(vs))
+        # the rarest values first (by how many entries have them, then by value)
+        self.anchor: list[tuple[str, ...]] = [
+            tuple(sorted(vs, key=lambda v: (value_counts[v], v))[:CONTAINED_KEYS]) if vs else ()
+            for vs in plains
+        ]
         # what only one entry is filed under finds no other entry: not kept (most values and
         # features), and let go, with the counts, before the features are filed (50 MB)
         value_counts.clear()
+        del plains
         self.by_value = {v: filed for v, filed in by_value.items() if len(filed) > 1}
         del by_value
 
-        def heavy(i: int, read: Terms | None = None) -> list[str]:  # (`read`: features[i])
-            if self.routine[i]:
-                return []
-            names, weights = read or features[i]
-            return [f for f, w in zip(names, weights, strict=True) if w >= HEAVY]
-
         # filed under each heavy feature (the postings as arrays: a list holds 8 bytes an entry)
         by_feature: dict[str, array[int]] = defaultdict(lambda: array("i"))
-        for i in range(len(features)):
-            for f in heavy(i):
+        totals = array("d")
+        heavies: list[tuple[tuple[str, ...], tuple[float, ...]] | None] = []
+        for i, ((all_names, all_weights), anchor) in enumerate(zip(features, self.anchor, strict=True)):
+            totals.append(sum(all_weights))
+            if self.routine[i]:
+                heavies.append(None)
+                continue
+            heavy = [(f, w) for f, w in zip(all_names, all_weights, strict=True) if w >= HEAVY]
+            for f, _ in heavy:
                 by_feature[f].append(i)
+            heavies.append(
+                None if anchor or not heavy else (tuple(f for f, _ in heavy), tuple(w for _, w in heavy))
+            )
         self.by_feature = {f: filed for f, filed in by_feature.items() if len(filed) > 1}
         del by_feature
         kept = self.by_feature
@@ -406,19 +418,18 @@ class Blocking:
         share = dice / (2 - dice)  # of its weight an entry shares at least with its match
         self.rarest: list[tuple[str, ...]] = []
         self.probes: list[tuple[str, ...]] = []
-        totals = array("d")
-        for i, ((all_names, all_weights), anchor) in enumerate(zip(features, self.anchor, strict=True)):
-            totals.append(sum(all_weights))
-            if anchor:
+        for i, held in enumerate(heavies):
+            if held is None:
                 self.rarest.append(())
                 self.probes.append(())
                 continue
+            heavies[i] = None
             # the rarest first (by how many entries have them, then by name: no map of every
             # feature's place is made, 20 MB on a decade)
-            names = sorted(heavy(i, (all_names, all_weights)), key=lambda f: (entries_with(f), f))
+            names = sorted(held[0], key=lambda f: (entries_with(f), f))
             self.rarest.append(tuple(names[:CONTAINED_KEYS]))
-            weights = dict(zip(all_names, all_weights, strict=True))
-            need, rest, prefix = sum(all_weights) * share, sum(all_weights), []
+            weights = dict(zip(*held, strict=True))
+            need, rest, prefix = totals[i] * share, totals[i], []
             for f in names:
                 prefix.append(f)
                 rest -= weights[f]
@@ -731,6 +742,9 @@ class _Worked(Sequence[T]):
             raise IndexError(i)
         return self.work(i % self.size)
 
+    def __iter__(self) -> Iterator[T]:  # (in order, without a bounds check a read)
+        return map(self.work, range(self.size))
+
 
 def _value_keys(unique: Sequence[_Key]) -> _Worked[frozenset[str]]:
     """Each key's values as the verdict compares them (wording.value_keys), worked out once
@@ -740,8 +754,9 @@ def _value_keys(unique: Sequence[_Key]) -> _Worked[frozenset[str]]:
     from memcli.core.judgement.wording import value_keys_once
 
     differ: list[tuple[str, ...] | None] = []
+    keyed: dict[str, str | None] = {}  # (each value's key, worked out once: let go on return)
     for k in unique:
-        found = value_keys_once(k.values)
+        found = value_keys_once(k.values, keyed)
         same = len(found) == len(k.values) and found.issuperset(k.values)
         differ.append(None if same else tuple(found))
 
