@@ -1,5 +1,5 @@
 """An agent at work while memcli runs (SPEC §7, §9, §14): a separate process appends, every
-2-5 ms, a numbered line to yesterday's note, to today's note and to MEMORY.md (open, append,
+20-50 ms, a numbered line to yesterday's note, to today's note and to MEMORY.md (open, append,
 close, as an agent does), and a JSON message line to the main session's transcript (one
 write per line, in append mode, hung on the branch's leaf, as OpenClaw does), while gc,
 flush and compact run in turn as real processes, a good share of them killed with SIGKILL
@@ -125,7 +125,11 @@ while not os.path.exists(stop):
     }
     with open(path, "a", encoding="utf-8") as f:  # one write per line
         f.write(json.dumps(entry, ensure_ascii=False) + "\n")
-    time.sleep(rng.uniform(0.002, 0.005))
+    # (every 20-50 ms: each run still meets dozens of appends, and the notes stay a size
+    # that a run reads in seconds; at every 2-5 ms they grew by 250 lines a second, so
+    # that a slow machine's runs read more and were slower still: 86,000 lines a note
+    # and 60 s a gc after 7 minutes)
+    time.sleep(rng.uniform(0.02, 0.05))
 print(n, flush=True)
 """
 
