@@ -397,6 +397,44 @@ def test_candidates_judged_on_every_core_give_the_groups_and_verdicts_of_one(
     assert again["duplicates.judged"] == verdicts
 
 
+def test_past_judged_here_a_memo_that_knows_most_verdicts_is_read_in_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past JUDGED_HERE candidate pairs, a run whose memo leaves fewer than JUDGED_HERE
+    verdicts unknown reads the known ones and judges the rest in this process, in one pass
+    (`_Verifier.known_pairs`): the groups and the verdicts kept are a run's without a memo,
+    and no worker is asked (the mapper given here fails if it is)."""
+    from memcli.core import similarity
+    from memcli.core.similarity import serial_map
+
+    texts = _random_corpus(random.Random(23), 400)
+    items = [Item(t, D1 if k % 3 else D2) for k, t in enumerate(texts)]
+    stored: dict[str, Any] = {}
+    cold = duplicate_groups(items, 0.8, memo=Memo(sink=stored.__setitem__))
+    verdicts = stored["duplicates.judged"]
+    assert cold and len(verdicts) > 10
+
+    def no_workers(function: Any, texts: Any) -> Any:
+        if function is describe:
+            return serial_map(function, texts)
+        raise AssertionError("the candidates were sent to workers")
+
+    monkeypatch.setattr(similarity, "JUDGED_HERE", 5)
+    for left_out in (0, 1, 4):  # verdicts the memo does not hold: fewer than JUDGED_HERE
+        known = dict(list(verdicts.items())[left_out:])
+        again: dict[str, Any] = {}
+        memo = Memo(loader={"duplicates.judged": known}.get, sink=again.__setitem__)
+        assert duplicate_groups(items, 0.8, no_workers, memo=memo) == cold
+        if left_out:  # every verdict is kept, those judged here with them
+            assert again["duplicates.judged"] == verdicts
+        else:  # nothing new: the table is not stored again
+            assert "duplicates.judged" not in again
+    # as many unknown as JUDGED_HERE: the workers are asked
+    memo = Memo(loader={"duplicates.judged": dict(list(verdicts.items())[5:])}.get)
+    with pytest.raises(AssertionError, match="sent to workers"):
+        duplicate_groups(items, 0.8, no_workers, memo=memo)
+
+
 def test_a_set_of_values_that_is_its_own_keys_is_handed_back_not_copied() -> None:
     """A decade holds a set of values a text: value_keys gives back the very set when no
     value in it changes, and a new set when one is a concept or words joined by hyphens."""

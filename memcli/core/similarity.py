@@ -666,8 +666,9 @@ def duplicate_groups(
     # on a decade)
     del blocking
     verify = _Verifier(unique, values, candidates, threshold, memo)
-    if len(candidates) < JUDGED_HERE or verify.few_unknown(candidates, JUDGED_HERE):
-        found = [verify.pairs(candidates)]  # (a run that knows most verdicts from the memo)
+    here = verify.pairs(candidates) if len(candidates) < JUDGED_HERE else verify.known_pairs(candidates)
+    if here is not None:  # (few pairs, or a run that knows most verdicts from the memo)
+        found = [here]
     else:  # each entry judges its own candidates on every core (when `mapper` can)
         found = []
         for pairs, judged in mapper(verify, [str(i) for i in range(len(unique))]):
@@ -1000,18 +1001,29 @@ class _Verifier:
                 self.judged.append((a, b, known))
         return _Different(*known) if not known[0] else _Same(known[1])
 
-    def few_unknown(self, pairs: Iterable[tuple[int, int]], limit: int) -> bool:
-        """Whether fewer than `limit` of these pairs need a verdict the memo does not hold."""
-        unique, verdicts = self.unique, self.verdicts
-        if not verdicts.loaded:
-            return False
-        unknown = 0
+    def known_pairs(self, pairs: Iterable[tuple[int, int]]) -> list[tuple[float, int, int]] | None:
+        """`pairs(pairs)` when fewer than JUDGED_HERE of them need a verdict the memo does
+        not hold, else None (they are judged on every core). One pass: the pairs the memo
+        knows are read as they come, the others set aside and judged, in order, at the end
+        (a verdict of last time read here is kept as if a worker had read it: see
+        `Memo.keep`)."""
+        if not self.verdicts.loaded:
+            return None
+        out: list[tuple[float, int, int]] = []
+        unknown: list[tuple[int, int]] = []
+        unique, peek = self.unique, self.verdicts.peek
         for a, b in pairs:
-            if not verdicts.has((unique[a].text, unique[b].text)) and self.may_be_same(a, b):
-                unknown += 1
-                if unknown >= limit:
-                    return False
-        return True
+            if self._apart_by_key(a, b):
+                continue
+            known = peek((unique[a].text, unique[b].text))
+            if known is None:
+                if self._values_nest(a, b):
+                    unknown.append((a, b))
+                    if len(unknown) >= JUDGED_HERE:
+                        return None
+            elif known[0]:
+                out.append((known[1], a, b))
+        return out + self.pairs(unknown)
 
     def _judge(self, a: int, b: int) -> tuple[bool, float]:
         from memcli.core.judgement.duplicates import judge
