@@ -965,11 +965,6 @@ class _Verifier:
         self.judged: list[tuple[int, int, tuple[bool, float]]] | None = None
         self.verdict_objects: dict[tuple[bool, float], tuple[bool, float]] = {}
 
-    def may_be_same(self, a: int, b: int) -> bool:
-        """What rules a pair out before the verdict is asked: done and open, a routine event
-        of another day, another status, values that do not nest."""
-        return not self._apart_by_key(a, b) and self._values_nest(a, b)
-
     def _apart_by_key(self, a: int, b: int) -> bool:
         """Done and open, a routine event of another day, another status: what the two keys
         say beyond their texts."""
