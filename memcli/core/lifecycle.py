@@ -227,10 +227,6 @@ class _Planner:
         self.promoted: set[int] = set()
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         self._verdicts: dict[int, importance.Verdict] = {}  # by id() of the assessed entry
-        # what each entry's labels rest on (see `arguments`), by id() of the assessed entry,
-        # and each map of cues as its sorted items (equal cues are one map: a few hundred)
-        self._arguments: dict[int, tuple[Any, ...]] = {}
-        self._items: dict[int, tuple[Mapping[str, Any], tuple[Any, ...]]] = {}
         self._importance = analysis.memo.table("planner.importance")  # by what the label rests on
         self._copies = analysis.memo.table("planner.copy")  # text -> (its bullet, holds a secret)
         self.held_back: set[int] = set()  # never promoted: replaced facts that stay, and the newer
@@ -601,24 +597,13 @@ class _Planner:
     def arguments(self, a: Assessed) -> tuple[Any, ...]:
         """What an entry's importance label rests on: its text, where it stands, how often
         it was said, and every field of its score, whatever fields that gains (a mapping as
-        its sorted items). Worked out once an entry: the importance label and the digest
-        label are both keyed by it."""
-        found = self._arguments.get(id(a))
-        if found is None:
-            entry = a.entry
-            scored = tuple(map(self._field, map(a.scored.__getattribute__, _SCORE_FIELDS)))
-            found = (entry.text, entry.kind, tuple(entry.section), a.mentions, entry.done, *scored)
-            self._arguments[id(a)] = found
-        return found
-
-    def _field(self, value: Any) -> Any:
-        """A field of a score as `arguments` holds it: a mapping as its sorted items."""
-        if not isinstance(value, Mapping):
-            return value
-        held = self._items.get(id(value))
-        if held is None or held[0] is not value:
-            held = self._items[id(value)] = (value, tuple(sorted(value.items())))
-        return held[1]
+        its sorted items)."""
+        entry = a.entry
+        scored = tuple(
+            tuple(sorted(v.items())) if isinstance(v, Mapping) else v
+            for v in map(a.scored.__getattribute__, _SCORE_FIELDS)
+        )
+        return (entry.text, entry.kind, tuple(entry.section), a.mentions, entry.done, *scored)
 
     def _judge_importance(self, a: Assessed) -> importance.Verdict:
         facts = self.analysis.texts.get(a.entry.text)
