@@ -98,7 +98,7 @@ def workspace_of(path: Path) -> Path | None:
 
 def check_workspace(options: GlobalOptions, fix: bool = False) -> Report:
     """Every Markdown file memcli knows in the workspace, sessions.json and memcli.toml."""
-    from memcli.services import outline_parser  # imported here: not for the hook's few files
+    from memcli.workspace.cache import outline_parser  # imported here: not for the hook's few files
     from memcli.workspace.layout import discover
 
     report = Report()
@@ -109,7 +109,7 @@ def check_workspace(options: GlobalOptions, fix: bool = False) -> Report:
     report.files += [b.rel for b in layout.bad_names]
     report.findings += [checks.unusable(u.rel, u.problem, u.hint) for u in layout.unusable]
     report.files += [u.rel for u in layout.unusable]
-    with outline_parser(run) as parser:
+    with outline_parser(run.root, run.policy.rules) as parser:
         read = [_read(run, f, report, parser) for f in layout.files]
     checked = [c for c in read if c is not None]
     report.findings += _judge(run, checked)

@@ -49,6 +49,7 @@ from memcli.parallel import PARALLEL_FROM, parallel_map
 from memcli.phases import phase
 from memcli.runtime import Runtime
 from memcli.workspace.cache import Fresh, NoteCache, Shared, file_key
+from memcli.workspace.cache import outline_parser as cache_outline_parser
 from memcli.workspace.files import FileState, read_text
 from memcli.workspace.layout import scan as scan_layout
 from memcli.workspace.memo_store import MemoStore, memo_stamp
@@ -174,21 +175,9 @@ def read_while_parsing(
     return snap, {text: TextFacts(*fields) for text, fields in read.items()}
 
 
-@contextlib.contextmanager
-def outline_parser(run: Runtime) -> Iterator[Parser]:
-    """A parser that rebuilds a note unchanged since a run that cached it (list, dedupe, gc)
-    from its outline, and parses the others; it only reads the cache."""
-    cache = NoteCache(run.root, run.policy.rules, True, writable=False)
-
-    def parser(file: MemoryFile, state: FileState, text: str) -> Document:
-        brief = cache.outline(file_key(state.data))
-        doc = rebuild(text, file.rel, file.date, brief) if brief is not None else None
-        return doc if doc is not None else parse(text, file.rel, file.date)
-
-    try:
-        yield parser
-    finally:
-        cache.close()
+def outline_parser(run: Runtime) -> contextlib.AbstractContextManager[Parser]:
+    """workspace.cache's `outline_parser` for this run's workspace and rules."""
+    return cache_outline_parser(run.root, run.policy.rules)
 
 
 def snapshot_everything(run: Runtime) -> Snapshot:

@@ -208,3 +208,27 @@ def test_a_note_linked_out_of_the_workspace_is_reported_not_read(
     assert code == 1
     [finding] = [f for f in findings(report) if f["file"] == "memory/2026-10-20.md"]
     assert finding["check"] == "file" and "outside" in str(finding["message"])
+
+
+def test_check_does_not_import_the_planner(cli: Invoke, sample: Path) -> None:
+    """The pre-commit hook's command starts in a fraction of gc's time: it reads notes
+    without the planner and its judgements (core.lifecycle, judgement.replacements,
+    core.summarize), even when the note cache rebuilds them."""
+    (sample / ".memcli").mkdir()  # (a dry run then leaves the note cache `check` rebuilds notes from)
+    assert cli("-w", str(sample), "--now", NOW, "gc", "--dry-run").exit_code == 0
+    assert (sample / ".memcli" / "cache.sqlite").exists()
+    probe = (
+        "import os, sys; real = os._exit; sys.argv[0] = 'memcli'\n"
+        "def leave(code):\n"
+        "    heavy = ('memcli.core.lifecycle', 'memcli.core.judgement.replacements', 'memcli.core.summarize')\n"
+        "    sys.stderr.write(repr((code, [m for m in heavy if m in sys.modules])))\n"
+        "    sys.stderr.flush(); real(code)\n"
+        "os._exit = leave\n"
+        "from memcli.__main__ import main; main()"
+    )
+    args = ["-w", str(sample), "--now", NOW, "-q", "check"]
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
+    assert done.stderr.endswith("(0, [])"), done.stderr
+    with_gc = probe.replace("from memcli.__main__", "import memcli.services; from memcli.__main__")
+    done = subprocess.run([sys.executable, "-c", with_gc, *args], capture_output=True, text=True)
+    assert "memcli.core.lifecycle" in done.stderr  # (the probe sees an import when there is one)

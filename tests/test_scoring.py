@@ -275,3 +275,15 @@ def test_list_sorts_by_decayed_score_and_filters_by_tier_and_staleness(cli: Invo
         assert as_json(cli(*base, "--sort", order))["entries"] == sorted(everything, key=key), order
     old = next(e for e in everything if e["date"] == "2026-09-01" and e["score"] > 0)
     assert old["decayed"] < old["score"]  # two months old: about a quarter is left
+
+
+def test_the_rules_are_built_once_a_process_for_each_set_of_overrides() -> None:
+    """A policy without overrides uses DEFAULT_RULES itself (making the rules is a tenth of
+    a short run's start-up), and its patterns give the same cues compiled as asked for."""
+    assert build_rules() is DEFAULT_RULES and build_rules(()) is DEFAULT_RULES
+    override = RuleOverride("preference", points=2.0)
+    assert build_rules((override,)) is build_rules([override]) is not DEFAULT_RULES
+    fresh = build_rules((RuleOverride("preference", add=("zz-unused-cue",)),))
+    assert fresh.compiled == {}
+    text = "the deploy window moved to 2026-03-04, 10:00 to 11:00"
+    assert fresh.scan(text) == DEFAULT_RULES.scan(text)

@@ -152,9 +152,9 @@ def _parser(run: Runtime, to_read: int) -> Iterator[Parser]:
     if to_read <= FEW_TO_READ:
         yield parse_file
         return
-    from memcli.services import outline_parser
+    from memcli.workspace.cache import outline_parser
 
-    with outline_parser(run) as parser:
+    with outline_parser(run.root, run.policy.rules) as parser:
         yield parser
 
 

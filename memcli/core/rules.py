@@ -939,9 +939,11 @@ class Rules:
     edged: re.Pattern[str] = field(init=False, repr=False, compare=False)
     edge_marks: frozenset[str] = field(init=False, repr=False, compare=False)
     owners: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
-    patterns: dict[str, list[tuple[tuple[str, ...], re.Pattern[str]]]] = field(
-        init=False, repr=False, compare=False
-    )
+    # each signal's patterns, by name: (triggers, regex), compiled when a text first has a
+    # trigger of it (`compiled`): most texts have none, and compiling them all took a
+    # third of the rules' making, paid by every run, `check` in a pre-commit hook too
+    patterns: dict[str, list[tuple[tuple[str, ...], str]]] = field(init=False, repr=False, compare=False)
+    compiled: dict[str, re.Pattern[str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         phrases: dict[tuple[str, ...], list[str]] = {}
@@ -974,12 +976,9 @@ class Rules:
         set_(
             self,
             "patterns",
-            {
-                name: [(triggers, re.compile(regex)) for triggers, regex in signal.patterns]
-                for name, signal in self.signals.items()
-                if signal.patterns
-            },
+            {name: list(signal.patterns) for name, signal in self.signals.items() if signal.patterns},
         )
+        set_(self, "compiled", {})
 
     def __getitem__(self, name: str) -> Signal:
         return self.signals[name]
@@ -1035,16 +1034,20 @@ class Rules:
         for m in hits:
             negated = _NEGATED.search(text, max(0, m.start() - 8), m.start()) is not None
             self._claim(found, self.owners.get(m.group(0), ()), m.group(0), negated)
+        compiled = self.compiled
         for name, patterns in self.patterns.items():
             if name in found:
                 continue
-            for triggers, pattern in patterns:
+            for triggers, regex in patterns:
                 for trigger in triggers:
                     if trigger in text:
                         break
                 else:
                     if triggers:
                         continue  # no trigger of this pattern in the text
+                pattern = compiled.get(regex)
+                if pattern is None:
+                    pattern = compiled[regex] = re.compile(regex)
                 hit = pattern.search(text)
                 if hit:
                     found[name] = hit.group(0).strip()
@@ -1052,8 +1055,14 @@ class Rules:
         return found
 
 
+def build_rules(overrides: Iterable[RuleOverride] = ()) -> Rules:
+    """The default signals with a policy's `[rules.<signal>]` overrides applied, built once
+    a process for each set of overrides (the defaults are DEFAULT_RULES itself)."""
+    return _built(tuple(overrides))
+
+
 @functools.lru_cache(maxsize=8)
-def build_rules(overrides: tuple[RuleOverride, ...] = ()) -> Rules:
+def _built(overrides: tuple[RuleOverride, ...]) -> Rules:
     signals = {s.name: s for s in DEFAULT_SIGNALS}
     for o in overrides:
         base = signals[o.signal]
@@ -1069,4 +1078,4 @@ def build_rules(overrides: tuple[RuleOverride, ...] = ()) -> Rules:
     return Rules(signals)
 
 
-DEFAULT_RULES = build_rules()
+DEFAULT_RULES = build_rules()  # (the same object as build_rules(()) and a policy's without overrides)

@@ -29,16 +29,17 @@ import os
 import sqlite3
 import sys
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memcli.core import analysis, entries, judgement, outline, roles, rules, scoring, similarity
 from memcli.core.analysis import TextFields
-from memcli.core.roles import STATE_DIR
+from memcli.core.roles import STATE_DIR, MemoryFile
 from memcli.core.similarity import held_values
-from memcli.workspace.files import adopt_owner_of_database, open_as_it_is, usable_state_dir
+from memcli.workspace.files import FileState, adopt_owner_of_database, open_as_it_is, usable_state_dir
+from memcli.workspace.snapshot import Parser
 
 CACHE_NAME = "cache.sqlite"
 SCHEMA = "3"  # 2: outlines without their file date
@@ -283,3 +284,21 @@ def cache_state(root: Path, rule_overrides: object) -> CacheState:
         return CacheState(True, size, problem=str(exc))
     finally:
         db.close()
+
+
+@contextlib.contextmanager
+def outline_parser(root: Path, rule_overrides: object) -> Iterator[Parser]:
+    """A parser that rebuilds a note unchanged since a run that cached it (list, dedupe, gc)
+    from its outline, and parses the others; it only reads the cache. (Here, not in
+    services: `check` and `status` read notes without importing the planner.)"""
+    cache = NoteCache(root, rule_overrides, True, writable=False)
+
+    def parser(file: MemoryFile, state: FileState, text: str) -> entries.Document:
+        brief = cache.outline(file_key(state.data))
+        doc = outline.rebuild(text, file.rel, file.date, brief) if brief is not None else None
+        return doc if doc is not None else entries.parse(text, file.rel, file.date)
+
+    try:
+        yield parser
+    finally:
+        cache.close()
