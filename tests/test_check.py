@@ -212,15 +212,16 @@ def test_a_note_linked_out_of_the_workspace_is_reported_not_read(
 
 def test_check_does_not_import_the_planner(cli: Invoke, sample: Path) -> None:
     """The pre-commit hook's command starts in a fraction of gc's time: it reads notes
-    without the planner and its judgements (core.lifecycle, judgement.replacements,
-    core.summarize), even when the note cache rebuilds them."""
+    without the planner and its judgements (core.lifecycle, judgement.replacements and
+    importance, core.summarize), even when the note cache rebuilds them."""
     (sample / ".memcli").mkdir()  # (a dry run then leaves the note cache `check` rebuilds notes from)
     assert cli("-w", str(sample), "--now", NOW, "gc", "--dry-run").exit_code == 0
     assert (sample / ".memcli" / "cache.sqlite").exists()
     probe = (
         "import os, sys; real = os._exit; sys.argv[0] = 'memcli'\n"
         "def leave(code):\n"
-        "    heavy = ('memcli.core.lifecycle', 'memcli.core.judgement.replacements', 'memcli.core.summarize')\n"
+        "    heavy = ('memcli.core.lifecycle', 'memcli.core.judgement.replacements',\n"
+        "             'memcli.core.judgement.importance', 'memcli.core.summarize')\n"
         "    sys.stderr.write(repr((code, [m for m in heavy if m in sys.modules])))\n"
         "    sys.stderr.flush(); real(code)\n"
         "os._exit = leave\n"

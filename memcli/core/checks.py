@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from memcli.core.entries import Entry, conflict_marker_line
-from memcli.core.judgement.promotion import is_log
+from memcli.core.judgement.logs import is_log
 from memcli.core.rules import Rules
 from memcli.core.scoring import score_text, scoring_text
 from memcli.core.secrets import find_secrets

@@ -18,11 +18,13 @@ from typing import Protocol
 
 from memcli.core.entries import Entry
 from memcli.core.judgement.importance import Verdict, may_be_core
+from memcli.core.judgement.logs import PROMOTE_MAX_LINES as PROMOTE_MAX_LINES
+from memcli.core.judgement.logs import has_trace
+from memcli.core.judgement.logs import is_log as is_log
 from memcli.core.scoring import Reason, Scored
 from memcli.core.tokens import estimate_tokens
 
 PROMOTE_MAX_TOKENS = 160
-PROMOTE_MAX_LINES = 8  # more is a report or a trace, not one fact
 PROMOTE_KINDS = frozenset({"bullet", "paragraph"})  # quotes cite someone else; they are not promoted
 
 # Where a promoted entry lands: its kind of fact, the titles of a new section in English
@@ -90,45 +92,6 @@ _CATEGORY_OF = {
 }
 _TITLE_WORD = re.compile(r"[a-z]+")
 
-_LABEL = re.compile(
-    r"^(\*\*[^*]{1,24}\*\*|\*\*[^*]{1,24}[:：]\*\*|【[^】]{1,12}】|[^:：]{1,16})\s*[:：]?\s*(.*)$"
-)
-_STATUS = re.compile("[✅❌⏳🟢🔴🟡]")
-_BOLD_LABEL = re.compile(r"\*\*[^*]{1,24}\*\*\s*[:：]|\*\*[^*]{1,24}[:：]\*\*")
-_ORDERED = re.compile(r"\s*\d{1,9}[.)]\s")
-LABEL_ENDS = (":", "：", ":**", "：**")
-
-
-def is_log(entry: Entry) -> bool:
-    """Commands, stack traces, labelled fields, status lines, table rows and footers: the
-    structure of a note's record. Copies of them stay in their own notes (a merge leaves
-    them, `check` does not call them duplicates): "- Gateway: ✅ 运行中" at 09:00 and again
-    at 15:00 is a log, not a repeat."""
-    body = entry.body
-    first = body.split("\n", 1)[0].strip()
-    if first.startswith(("$ ", "> $", "# ", "sudo ", "`", "【", "⚠️", "|")) or _STATUS.search(body):
-        return True
-    if _trace(body) or body.count("\n") > PROMOTE_MAX_LINES:
-        return True
-    last = body.rstrip().rsplit("\n", 1)[-1].strip()
-    if first.endswith(LABEL_ENDS) or last.endswith(LABEL_ENDS) or body.count("|") >= 2:
-        return True  # a label introduces what follows it: structure, not a fact
-    if first.startswith("*") and first.endswith("*") and not first.startswith("**"):
-        return True  # an italic footer: *Session 结束 · 2026-04-06 23:44*
-    if len(_BOLD_LABEL.findall(body)) >= 2 or _ORDERED.match(entry.text):
-        return True  # a form of labelled fields, or a step of a numbered procedure
-    label = _LABEL.match(first)
-    if label is None or not label.group(2):
-        return False
-    value = label.group(2).strip()
-    bold = label.group(1).startswith(("**", "【"))
-    plain = (":" in first or "：" in first) and len(value) < 20 and any(ch.isdigit() for ch in value)
-    return (bold and len(value) < 40) or plain
-
-
-def _trace(body: str) -> bool:
-    return "Traceback (most recent call last)" in body or "\n    at " in body
-
 
 class _Judged(Protocol):
     """What promotion reads of an assessed entry (core.analysis.Assessed)."""
@@ -149,7 +112,7 @@ def fits(entry: Entry) -> bool:
     body = entry.body
     if body.count("\n") > PROMOTE_MAX_LINES or estimate_tokens(entry.text) > PROMOTE_MAX_TOKENS:
         return False
-    return not (_trace(body) or body.count("|") >= 2)
+    return not (has_trace(body) or body.count("|") >= 2)
 
 
 def promotion(a: _Judged, verdict: Callable[[], Verdict]) -> str | None:
