@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from memcli.core.decay import age_days, decay_factor, decayed_score
 from memcli.core.recall import PREFERENCE_TITLE, Candidate, Piece, assemble, clean, mmr, not_current, snippet
+from memcli.core.roles import SUPERSEDED
 from memcli.core.scoring import score_text, tier_of
 from memcli.core.tokens import estimate_tokens
 from memcli.phases import phase
@@ -23,8 +24,8 @@ from memcli.workspace.index import ROUTINE, Hit, Index, Refresh, Seen
 if TYPE_CHECKING:
     from memcli.core.entities import Entity
 
-# memcli.core.lifecycle (SUPERSEDED), core.entities and core.similarity are imported where
-# they are used: search does not need them, and they cost a third of a second to import.
+# core.entities and core.similarity are imported where they are used: search does not need
+# them, and they cost a tenth of a second to import (context needs no planner at all).
 
 CANDIDATES = 60  # bm25's best, re-ranked and diversified
 
@@ -183,8 +184,6 @@ def _piece(section: str, h: Hit, dated: bool = False) -> Piece:
 def build_context(run: Runtime, budget: int, query: str | None) -> Context:
     """Core memory first (its preference sections first of all), then today's and
     yesterday's notes, then the best-ranked recalled entries in time order."""
-    from memcli.core.lifecycle import SUPERSEDED
-
     today = run.today
     open_days = [(today - timedelta(days=n)).isoformat() for n in range(max(1, run.policy.open_days))]
     with Index(run.root, run.policy.max_file_bytes, run.progress) as index:

@@ -27,10 +27,8 @@ from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
 from memcli.core.entries import Document, parse
 from memcli.core.lifecycle import (
-    COLD,
     MARKER_ID,
     MEMCLI_MARKER,
-    SUPERSEDED,
     Action,
     Event,
     FileWrite,
@@ -41,7 +39,7 @@ from memcli.core.lifecycle import (
 from memcli.core.memo import Memo
 from memcli.core.outline import outline, rebuild
 from memcli.core.policy import Policy
-from memcli.core.roles import MemoryFile, Role, daily_note_rel
+from memcli.core.roles import COLD, SUPERSEDED, MemoryFile, Role, daily_note_rel
 from memcli.core.similarity import serial_map
 from memcli.core.summarize import Digest
 from memcli.errors import ConflictError

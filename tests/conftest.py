@@ -4,10 +4,13 @@ settings, so no test can touch a real workspace or OpenClaw install (memcli look
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +136,31 @@ def cli() -> Invoke:
 def as_json(result: Result) -> Any:
     assert result.exit_code == 0, (result.exit_code, result.stdout, result.stderr)
     return json.loads(result.stdout)
+
+
+# What a command run as `python -m memcli` imports of the planner and its judgements (a
+# short command such as `check` or `context` needs none of them: they take most of
+# memcli's start-up).
+PLANNER_MODULES = (
+    "memcli.core.lifecycle",
+    "memcli.core.judgement.replacements",
+    "memcli.core.judgement.importance",
+    "memcli.core.summarize",
+)
+
+
+def planner_modules_imported(args: Sequence[str], before: str = "") -> tuple[int, list[str]]:
+    """The exit status of `memcli ARGS` and which of PLANNER_MODULES it imported; `before`:
+    Python run first in that process (an import, to see the probe find one)."""
+    probe = (
+        "import os, sys; real = os._exit; sys.argv[0] = 'memcli'\n"
+        f"heavy = {PLANNER_MODULES!r}\n"
+        "def leave(code):\n"
+        "    sys.stderr.write('\\n' + repr((code, [m for m in heavy if m in sys.modules])))\n"
+        "    sys.stderr.flush(); real(code)\n"
+        f"os._exit = leave\n{before}\n"
+        "from memcli.__main__ import main; main()"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=False)
+    code, found = ast.literal_eval(done.stderr.rsplit("\n", 1)[-1])
+    return code, found

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FAKE_OPENAI_KEY, NOW, Invoke, tree_bytes, tree_state
+from conftest import FAKE_OPENAI_KEY, NOW, Invoke, planner_modules_imported, tree_bytes, tree_state
 
 OPENAI = FAKE_OPENAI_KEY
 
@@ -217,19 +217,7 @@ def test_check_does_not_import_the_planner(cli: Invoke, sample: Path) -> None:
     (sample / ".memcli").mkdir()  # (a dry run then leaves the note cache `check` rebuilds notes from)
     assert cli("-w", str(sample), "--now", NOW, "gc", "--dry-run").exit_code == 0
     assert (sample / ".memcli" / "cache.sqlite").exists()
-    probe = (
-        "import os, sys; real = os._exit; sys.argv[0] = 'memcli'\n"
-        "def leave(code):\n"
-        "    heavy = ('memcli.core.lifecycle', 'memcli.core.judgement.replacements',\n"
-        "             'memcli.core.judgement.importance', 'memcli.core.summarize')\n"
-        "    sys.stderr.write(repr((code, [m for m in heavy if m in sys.modules])))\n"
-        "    sys.stderr.flush(); real(code)\n"
-        "os._exit = leave\n"
-        "from memcli.__main__ import main; main()"
-    )
     args = ["-w", str(sample), "--now", NOW, "-q", "check"]
-    done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True)
-    assert done.stderr.endswith("(0, [])"), done.stderr
-    with_gc = probe.replace("from memcli.__main__", "import memcli.services; from memcli.__main__")
-    done = subprocess.run([sys.executable, "-c", with_gc, *args], capture_output=True, text=True)
-    assert "memcli.core.lifecycle" in done.stderr  # (the probe sees an import when there is one)
+    assert planner_modules_imported(args) == (0, [])
+    # (the probe sees an import when there is one)
+    assert "memcli.core.lifecycle" in planner_modules_imported(args, "import memcli.services")[1]

@@ -41,7 +41,7 @@ from memcli.core.judgement.promotion import is_log as is_log  # core.checks read
 from memcli.core.judgement.replacements import CORE, NOTE, Fact, Found, find_replacements
 from memcli.core.judgement.supersede import AT_MOST, Verdict
 from memcli.core.policy import Policy
-from memcli.core.roles import ARCHIVE_DIR, SUMMARIES_DIR, MemoryFile, Role
+from memcli.core.roles import ARCHIVE_DIR, COLD, SUMMARIES_DIR, SUPERSEDED, MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Scored, Tier, scoring_text
 from memcli.core.summarize import Digest, digest_label, digest_of_notes, plain_render, week_of
@@ -49,8 +49,6 @@ from memcli.core.tokens import is_mostly_cjk
 from memcli.core.withheld import holds_secret, left_out
 
 ACTIONS = ("merge", "drop", "promote", "supersede", "demote", "summarize", "archive")
-COLD = f"{ARCHIVE_DIR}/core-cold.md"
-SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
 SOURCE_ROLES = frozenset({Role.DAILY, Role.DAILY_SLUG})
 
 

@@ -10,6 +10,8 @@ from enum import StrEnum
 MEMORY_DIR = "memory"
 SUMMARIES_DIR = "memory/summaries"
 ARCHIVE_DIR = "memory/archive"
+COLD = f"{ARCHIVE_DIR}/core-cold.md"  # what gc demotes from MEMORY.md (core.lifecycle)
+SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"  # the facts a newer one replaced (core.lifecycle)
 STATE_DIR = ".memcli"
 CORE_NAMES = ("MEMORY.md", "memory.md")
 BOOTSTRAP_NAMES = frozenset(
