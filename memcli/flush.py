@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memcli.core.conversation import Message, Transcript, parse_transcript
+from memcli.core.conversation import Message, Transcript, parse_transcript, transcript_tokens
 from memcli.core.roles import Role
 from memcli.core.sessions import (
     FlushDecision,
@@ -48,7 +48,6 @@ from memcli.core.sessions import (
     flush_time,
     ms_time,
 )
-from memcli.core.summarize import transcript_tokens
 from memcli.errors import DataError, LockTimeout, MemcliError
 from memcli.runtime import Runtime
 from memcli.workspace.files import display, writable_dir

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FAKE_OPENAI_KEY, NOW, Invoke, planner_modules_imported, tree_bytes, tree_state
+from conftest import FAKE_OPENAI_KEY, NOW, Invoke, tree_bytes, tree_state
 
 OPENAI = FAKE_OPENAI_KEY
 
@@ -208,16 +208,3 @@ def test_a_note_linked_out_of_the_workspace_is_reported_not_read(
     assert code == 1
     [finding] = [f for f in findings(report) if f["file"] == "memory/2026-10-20.md"]
     assert finding["check"] == "file" and "outside" in str(finding["message"])
-
-
-def test_check_does_not_import_the_planner(cli: Invoke, sample: Path) -> None:
-    """The pre-commit hook's command starts in a fraction of gc's time: it reads notes
-    without the planner and its judgements (core.lifecycle, judgement.replacements and
-    importance, core.summarize), even when the note cache rebuilds them."""
-    (sample / ".memcli").mkdir()  # (a dry run then leaves the note cache `check` rebuilds notes from)
-    assert cli("-w", str(sample), "--now", NOW, "gc", "--dry-run").exit_code == 0
-    assert (sample / ".memcli" / "cache.sqlite").exists()
-    args = ["-w", str(sample), "--now", NOW, "-q", "check"]
-    assert planner_modules_imported(args) == (0, [])
-    # (the probe sees an import when there is one)
-    assert "memcli.core.lifecycle" in planner_modules_imported(args, "import memcli.services")[1]

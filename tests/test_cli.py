@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOW, Invoke, as_json, copy_tree, corpus_workspaces, tree_bytes, tree_state
+from conftest import (
+    NOW,
+    Invoke,
+    as_json,
+    copy_tree,
+    corpus_workspaces,
+    planner_modules_imported,
+    tree_bytes,
+    tree_state,
+)
 from memcli.cli.app import hoist_global_options
 from memcli.workspace.lock import WorkspaceLock
 
@@ -404,3 +413,19 @@ def test_json_documents_with_long_lists_stay_one_valid_document() -> None:
     assert json.loads(text) == big
     assert '\n    {"n": 0, "t": "周会 ok"},\n' in text  # one compact line per item
     assert text.count("\n") == BIG_LIST + 11  # the item lines, and the rest indented as before
+
+
+@pytest.mark.parametrize("command", [["check"], ["status"], ["context", "--budget", "500"], ["doctor"]])
+def test_a_short_command_does_not_import_the_planner(cli: Invoke, sample: Path, command: list[str]) -> None:
+    """The pre-commit hook's `check`, `status`, the `context` an agent reads at the start of
+    a session and `doctor` start in a fraction of gc's time: they import neither the
+    planner nor its judgements (PLANNER_MODULES), even when the note cache rebuilds the
+    notes they read."""
+    (sample / ".memcli").mkdir()  # (a dry run then leaves the note cache they rebuild notes from)
+    assert cli("-w", str(sample), "--now", NOW, "gc", "--dry-run").exit_code == 0
+    assert (sample / ".memcli" / "cache.sqlite").exists()
+    args = ["-w", str(sample), "--now", NOW, "-q", *command]
+    code, imported = planner_modules_imported(args)
+    assert imported == [] and code in (0, 1)  # (doctor: 1 when something needs action)
+    # (the probe sees an import when there is one)
+    assert "memcli.core.lifecycle" in planner_modules_imported(args, "import memcli.services")[1]

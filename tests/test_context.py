@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import NOW, SAMPLE, Invoke, as_json, copy_tree, planner_modules_imported
+from conftest import NOW, SAMPLE, Invoke, as_json, copy_tree
 from memcli.core.tokens import estimate_tokens
 
 
@@ -49,10 +49,3 @@ def test_a_query_recalls_what_it_is_about(cli: Invoke, shared: Path) -> None:
     report = context(cli, shared, "--budget", "3000", "--query", "周会")
     recalled = str(report["text"]).split("\n## Recalled\n", 1)[1]
     assert "周会" in recalled
-
-
-def test_context_does_not_import_the_planner(shared: Path) -> None:
-    """`context` runs at the start of every agent session: it reads the index and the
-    notes, never the planner (it once imported core.lifecycle for one path)."""
-    args = ["-w", str(shared), "--now", NOW, "-q", "context", "--budget", "500"]
-    assert planner_modules_imported(args) == (0, [])

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
+from memcli.core.tokens import estimate_tokens
+
 READ_TOOLS = frozenset({"read", "read_file", "view", "cat", "grep", "glob", "ls", "search", "open"})
 WRITE_TOOLS = frozenset({"write", "edit", "write_file", "edit_file", "str_replace", "apply_patch", "create"})
 
@@ -188,3 +190,13 @@ def _active_branch(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         parent = current.get("parentId")
         current = by_id.get(_key(parent)) if parent is not None else None
     return path[::-1]
+
+
+def transcript_tokens(messages: Sequence[Message]) -> int:
+    """Tokens of a transcript's messages as a model reads them (text and tool traffic)."""
+    total = 0
+    for m in messages:
+        total += estimate_tokens(m.text)
+        # a call: its name and arguments (an edit's texts, a file written whole), ~4 characters a token
+        total += sum(estimate_tokens(c.name) + max(c.size, len(c.path or "")) // 4 + 8 for c in m.calls)
+    return total

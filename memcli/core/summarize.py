@@ -27,6 +27,7 @@ from typing import Any
 
 from memcli.core.analysis import Assessed
 from memcli.core.conversation import READ_TOOLS, WRITE_TOOLS, Message
+from memcli.core.conversation import transcript_tokens as transcript_tokens
 from memcli.core.judgement import importance
 from memcli.core.rules import DEFAULT_RULES, Rules, compile_cues
 from memcli.core.scoring import Tier, score_text
@@ -447,16 +448,6 @@ def touched_files(messages: Sequence[Message]) -> tuple[tuple[str, ...], tuple[s
             elif name in READ_TOOLS:
                 read[call.path] = None
     return tuple(p for p in read if p not in written), tuple(written)
-
-
-def transcript_tokens(messages: Sequence[Message]) -> int:
-    """Tokens of a transcript's messages as a model reads them (text and tool traffic)."""
-    total = 0
-    for m in messages:
-        total += estimate_tokens(m.text)
-        # a call: its name and arguments (an edit's texts, a file written whole), ~4 characters a token
-        total += sum(estimate_tokens(c.name) + max(c.size, len(c.path or "")) // 4 + 8 for c in m.calls)
-    return total
 
 
 # --- choosing -------------------------------------------------------------------------------
