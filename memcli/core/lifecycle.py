@@ -37,7 +37,7 @@ from memcli.core.edit import (
 )
 from memcli.core.entries import Document, Entry, parse
 from memcli.core.judgement import importance, promotion
-from memcli.core.judgement.promotion import is_log as is_log  # core.checks reads it from here
+from memcli.core.judgement.logs import is_log
 from memcli.core.judgement.replacements import CORE, NOTE, Fact, Found, find_replacements
 from memcli.core.judgement.supersede import AT_MOST, Verdict
 from memcli.core.policy import Policy
