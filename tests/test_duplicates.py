@@ -3,13 +3,17 @@ issue 17): judgement.duplicates' verdict, the groups dedupe builds from it, and 
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from conftest import Invoke, as_json
-from memcli.core.judgement.duplicates import same_fact
+from conftest import REPO, Invoke, as_json
+from memcli.core.judgement.duplicates import judge, may_be_same, reach, same_fact
+from memcli.core.judgement.wording import shape
 from memcli.core.similarity import Item, duplicate_groups, normalise
 
 D1, D2, D3 = date(2026, 9, 1), date(2026, 9, 8), date(2026, 9, 15)
@@ -243,6 +247,97 @@ def test_the_verdict_says_why() -> None:
     assert same_fact("- **Renew** the TLS cert!", "2. renew the TLS cert").reason == "exact"
     assert same_fact("- 日志保留三十天。", "- 日志保留 30 天。").similarity < 1.0
     assert "values differ" in same_fact("- port 8080", "- port 9090").why
+
+
+# --- the bound that spares most pairs a verdict ----------------------------------------------------
+
+GOLD_PAIRS = REPO.parent / "shared" / "gold" / "pairs.jsonl"
+# words of both languages, and what the verdict renames or weighs apart: values a fuller value
+# refines (a file by its path, a model by its tag), denied words with a negative prefix, states,
+# status marks, numbers and times
+FRAGMENTS = (
+    "deploy", "the", "billing-api", "to", "staging", "production", "port", "8080", "9090", "is",
+    "not", "no longer", "incomplete", "complete", "enabled", "disabled", "on", "off", "✅", "❌",
+    "buyer-leads.csv", "leads/buyer-leads.csv", "gemma3", "gemma3:4b", "Redis", "RabbitMQ",
+    "weekly sync", "Tuesday", "10:00", "v2.3.1", "Mia", "login", "works", "broken", "@alice",
+    "部署", "到", "数据库", "端口是", "5432", "不要", "用", "周会", "每周二", "上午十点", "已完成",
+    "未完成", "服务器", "法兰克福", "重启", "小周", "禁止", "允许", "测试", "失败", "成功",
+)  # fmt: skip
+words = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=10)
+FULLER = {"buyer-leads.csv": "leads/buyer-leads.csv", "gemma3": "gemma3:4b", "complete": "incomplete"}
+
+
+@st.composite
+def near_pairs(draw: st.DrawFn) -> tuple[str, str]:
+    """Two entries, the second the first with a few words dropped, added or swapped: most
+    such pairs come near the threshold, some reach it."""
+    a = draw(words)
+    b = list(a)
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(b)))
+        what = draw(st.sampled_from(("drop", "add", "swap", "refine")))
+        if what == "refine":  # a value named more fully, a word given a negative prefix
+            b = [FULLER.get(w, w) for w in b]
+        elif what == "drop" and at < len(b) and len(b) > 1:
+            del b[at]
+        elif what == "add":
+            b.insert(at, draw(st.sampled_from(FRAGMENTS)))
+        elif at < len(b):
+            b[at] = draw(st.sampled_from(FRAGMENTS))
+    return "- " + " ".join(a), "- " + " ".join(draw(st.permutations(b)) if draw(st.booleans()) else b)
+
+
+@settings(max_examples=500)
+@given(near_pairs(), st.sampled_from((0.6, 0.7, 0.8, 0.9)))
+def test_the_bound_turns_away_no_pair_the_verdict_holds_the_same(
+    pair: tuple[str, str], threshold: float
+) -> None:
+    a, b = shape(pair[0]), shape(pair[1])
+    if not may_be_same(reach(a), reach(b), threshold):
+        assert not judge(a, b, threshold).same, pair
+        assert not judge(b, a, threshold).same, pair
+
+
+def test_the_bound_spares_the_verdict_on_most_pairs_of_the_gold_set() -> None:
+    """Every pair of the shared gold set that the verdict holds the same passes the bound, in
+    either order; the bound turns some pairs away in both languages (it is a bound, not a
+    check that always passes)."""
+    if not GOLD_PAIRS.is_file():
+        pytest.skip("no gold set beside the repository")
+    pairs = [json.loads(line) for line in GOLD_PAIRS.read_text(encoding="utf-8").splitlines() if line]
+    turned_away = {"zh": 0, "en": 0}
+    for pair in pairs:
+        a, b = shape(pair["a"]), shape(pair["b"])
+        bound = may_be_same(reach(a), reach(b)), may_be_same(reach(b), reach(a))
+        assert bound[0] == bound[1], pair["id"]
+        if judge(a, b).same:
+            assert bound[0], pair["id"]
+        elif not bound[0]:
+            turned_away["zh" if any("\u4e00" <= ch <= "\u9fff" for ch in pair["a"]) else "en"] += 1
+    assert turned_away["zh"] > 0 and turned_away["en"] > 0, turned_away
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("- Deploy the billing-api to staging on Friday", "- Lunch with the design team on Friday"),
+     ("- 周五把 billing-api 部署到 staging", "- 周五和设计组一起吃午饭")],
+)  # fmt: skip
+def test_two_entries_with_little_in_common_are_turned_away_by_the_bound(a: str, b: str) -> None:
+    assert not may_be_same(reach(shape(a)), reach(shape(b)))
+    assert not same_fact(a, b).same
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("- The nightly export writes buyer-leads.csv to the shared drive",
+      "- The export job writes leads/buyer-leads.csv to the shared drive"),
+     ("- 每晚导出 buyer-leads.csv 到共享盘", "- 每天晚上导出 leads/buyer-leads.csv 到共享盘")],
+)  # fmt: skip
+def test_a_value_the_other_names_more_fully_counts_as_shared_by_the_bound(a: str, b: str) -> None:
+    """Each adds a word the other lacks, so only Dice can make them one fact, and only with
+    the value read as the fuller one (the verdict renames it)."""
+    assert same_fact(a, b).same
+    assert may_be_same(reach(shape(a)), reach(shape(b))) and may_be_same(reach(shape(b)), reach(shape(a)))
 
 
 # --- normalisation -----------------------------------------------------------------------------------
