@@ -363,7 +363,10 @@ def plan_gc_analysed(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan, A
     with remembered(run) as memo:
         snap, view, analysis = gc_view(run, memo)
         with phase(run.progress, "planning"):
-            return snap, plan(view, analysis, run.policy, run.rules, run.now_local, fit=fit), analysis
+            planned = plan(
+                view, analysis, run.policy, run.rules, run.now_local, fit=fit, mapper=parallel_texts
+            )
+            return snap, planned, analysis
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,16 +4,19 @@ pairs, and runs gc end to end.)"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memcli.core.judgement import replacements
+from memcli.core.judgement.profiles import Profile
 from memcli.core.judgement.replacements import CORE, NOTE, Fact, Found, find_replacements
 from memcli.core.judgement.supersede import AT_MOST
 from memcli.core.memo import Memo
 from memcli.core.scoring import scoring_text
+from memcli.parallel import parallel_map
 
 
 def facts(*entries: tuple[str, date | None] | tuple[str, date | None, str]) -> list[Fact]:
@@ -272,3 +275,67 @@ def test_last_runs_finds_are_not_taken_when_what_they_rest_on_changed() -> None:
             assert found.held_back == {1} and 1 not in replaced(found)
         else:  # the Jenkins facts: three, retired
             assert found.misread == () and 7 in replaced(found)
+
+
+def as_stored(tables: dict[str, dict[object, object]]) -> list[tuple[str, list[tuple[object, object]]]]:
+    """The tables, in the order stored, a profile by what it was read from (a profile is
+    equal only to itself)."""
+    return [
+        (name, [(k, (v.scanned, v.readings) if isinstance(v, Profile) else v) for k, v in table.items()])
+        for name, table in tables.items()
+    ]
+
+
+def forked(function: Callable[[str], object], texts: Sequence[str]) -> list[object]:
+    """A mapper that reads in forked worker processes, whatever how few the texts."""
+    return parallel_map(function, texts, min_items=1)
+
+
+@settings(max_examples=60)
+@given(core=st.lists(line, max_size=4), before=notes, after=notes, groups=st.integers(0, 255))
+def test_texts_read_ahead_on_every_core_change_neither_the_search_nor_the_memo(
+    core: list[int], before: dict[int, list[int]], after: dict[int, list[int]], groups: int
+) -> None:
+    """A first run that reads its texts in worker processes first finds what a run reading
+    each as it goes finds, and leaves the memo the same tables; so does a run after it."""
+    first = workspace_facts(core, before, groups)
+    second = workspace_facts(core, {**before, **after}, groups)
+    was = replacements.READ_AHEAD_FROM
+    replacements.READ_AHEAD_FROM = 1  # (a real first run reads ahead from 2,000 new texts)
+    try:
+        runs = []
+        for mapper in (None, forked):
+            stored = Stored()
+            found = find_replacements(first, scoring_text, never, stored.memo(), mapper)
+            again = find_replacements(second, scoring_text, never, stored.memo(), mapper)
+            runs.append((found, again, as_stored(stored.tables)))
+    finally:
+        replacements.READ_AHEAD_FROM = was
+    assert runs[0] == runs[1]
+    assert runs[0][0] == find_replacements(first, scoring_text, never)
+
+
+def test_a_first_run_reads_its_texts_ahead_only_when_many_are_new() -> None:
+    """Read ahead, every text of the search is read in the workers; a run whose memo knows
+    them, or with few new ones, reads them as it goes."""
+    read: list[str] = []
+
+    def counting(function: Callable[[str], object], texts: Sequence[str]) -> list[object]:
+        read.extend(texts)
+        return [function(t) for t in texts]
+
+    entries = workspace_facts([0, 1], {1: [2, 3, 4], 2: [5, 6, 7], 3: [8, 9, 10, 11]}, 0)
+    stored = Stored()
+    find_replacements(entries, scoring_text, never, stored.memo(), counting)
+    assert read == []  # (fewer than READ_AHEAD_FROM new texts)
+    was = replacements.READ_AHEAD_FROM
+    replacements.READ_AHEAD_FROM = 5
+    try:
+        find_replacements(entries, scoring_text, never, Stored().memo(), counting)
+        assert sorted(t[1:] for t in read) == sorted({scoring_text(f.text) for f in entries})
+        assert {t[0] for t in read} == {"C", "N"}  # (MEMORY.md's entries are looked up their own way)
+        read.clear()
+        find_replacements(entries, scoring_text, never, stored.memo(), counting)
+        assert read == []  # (the memo knows them all)
+    finally:
+        replacements.READ_AHEAD_FROM = was

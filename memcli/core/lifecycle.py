@@ -44,6 +44,7 @@ from memcli.core.policy import Policy
 from memcli.core.roles import ARCHIVE_DIR, COLD, SUMMARIES_DIR, SUPERSEDED, MemoryFile, Role
 from memcli.core.rules import Rules
 from memcli.core.scoring import Scored, Tier, scoring_text
+from memcli.core.similarity import Mapper
 from memcli.core.summarize import Digest, digest_label, digest_of_notes, plain_render, week_of
 from memcli.core.tokens import is_mostly_cjk
 from memcli.core.withheld import holds_secret, left_out
@@ -192,8 +193,10 @@ class _Planner:
         rules: Rules,
         now_local: datetime,
         fit: bool = False,
+        mapper: Mapper | None = None,
     ) -> None:
         self.fit = fit
+        self.mapper = mapper
         self.view = view
         self.analysis = analysis
         self.policy = policy
@@ -412,7 +415,7 @@ class _Planner:
         replace more than AT_MOST facts is a misreading: noted, and not applied."""
         if self._found is None:
             found = self._found = find_replacements(
-                self.facts(), self.scanned, self.repeated, self.analysis.memo
+                self.facts(), self.scanned, self.repeated, self.analysis.memo, self.mapper
             )
             self.held_back.update(found.held_back)
             if found.misread:
@@ -996,8 +999,15 @@ def _copy_of(entry: Entry) -> tuple[str, bool]:
 
 
 def plan(
-    view: View, analysis: Analysis, policy: Policy, rules: Rules, now_local: datetime, fit: bool = False
+    view: View,
+    analysis: Analysis,
+    policy: Policy,
+    rules: Rules,
+    now_local: datetime,
+    fit: bool = False,
+    mapper: Mapper | None = None,
 ) -> Plan:
     """Everything gc would do, and why (pure: files, policy, history and time in; plan out).
-    With `fit`, a MEMORY.md over its budget is brought within it (see _Planner.plan_fit)."""
-    return _Planner(view, analysis, policy, rules, now_local, fit).run()
+    With `fit`, a MEMORY.md over its budget is brought within it (see _Planner.plan_fit).
+    `mapper`: what reads many texts on every core (the supersede search's, on a first run)."""
+    return _Planner(view, analysis, policy, rules, now_local, fit, mapper).run()

@@ -36,12 +36,14 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from memcli.core.judgement.candidates import Older, Query, first_keys, keys_of, lookup, plain_lookup
 from memcli.core.judgement.changes import Reading, read_changes
 from memcli.core.judgement.profiles import Profile, corrects, may_change, profile, template_of
 from memcli.core.judgement.supersede import AT_MOST, CUELESS, Verdict, judge, judge_correction
 from memcli.core.memo import Memo
+from memcli.core.similarity import Mapper
 from memcli.core.subjects import light_words
 
 RESUME_MOST = 5_000  # entries to search again past which a search starts over (with the memo)
@@ -50,6 +52,7 @@ SAID_AGAIN_TRIES = 4  # older entries of other days an entry without a change cu
 FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
 FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
 SERIES_MIN = 12  # a file's lines of one shape (numbers aside) that make a log series
+READ_AHEAD_FROM = 2_000  # texts new to the memo from which a search reads them on every core first
 _NUMBERS = re.compile(r"\d+")
 _HAS_ITEMS = re.compile(r"\n[ \t]+(?:[-+*]|\d{1,9}[.)])[ \t]")  # a list entry with items of its own
 CORE, NOTE = "core", "note"  # where an entry is: MEMORY.md, a daily note (else it takes no part)
@@ -100,12 +103,14 @@ def find_replacements(
     read: Callable[[str], str],
     repeated: Callable[[int, int], bool],
     memo: Memo | None = None,
+    mapper: Mapper | None = None,
 ) -> Found:
     """Which older facts each newer entry replaces. `read(text)`: the text as the judgement
     reads it (core.scoring.scoring_text); `repeated(o, n)`: whether a note repeats MEMORY.md's
     entry o on or after the day of entry n (then n does not replace it). `memo`: what was
     read from each text, and judged of each pair, last time, and where last run's search
-    can go on from (core.memo)."""
+    can go on from (core.memo). `mapper`: reads the texts new to the memo on every core
+    before a whole search, when there are many (`_Search.read_ahead`)."""
     memo = memo or Memo()
     resumes = memo.table("replacements.resume")
     search = _Search(facts, read, repeated)
@@ -113,6 +118,8 @@ def find_replacements(
     found = search.go_on(last) if isinstance(last, Resume) else None
     if found is None:
         search.use(memo)
+        if mapper is not None:
+            search.read_ahead(mapper)
         found = search.run()
     if search.resume is not None and search.resume is not last:
         resumes.put(_LAST, search.resume)
@@ -122,6 +129,26 @@ def find_replacements(
 
 _TABLES = ("changes", "template", "words", "keys", "profile", "queries", "judged")
 _LAST = "last"
+
+
+Read = tuple[tuple[Reading, ...], str | None, Set[str], frozenset[str], list[Query] | None]
+
+
+def read_for_search(item: str) -> Read:
+    """What the search reads from one text, all at once (for a worker process): the changes
+    it states, its template, its words, the keys it is found by, and, when it may say that
+    something changed, how it is looked up. `item`: the text, after "C" for an entry of
+    MEMORY.md (where only a cue says which entry is newer), else "N"."""
+    core, text = item[0] == "C", item[1:]
+    changes = read_changes(text)
+    template = template_of(text)
+    words = light_words(text)
+    keys = keys_of(text, template, words)
+    asks = bool(changes) if core else may_change(text)
+    queries = (
+        lookup(changes) + plain_lookup(text, keys, template, cues_only=core, light=words) if asks else None
+    )
+    return changes, template, words, keys, queries
 
 
 def _ranks_by_key(
@@ -161,6 +188,8 @@ class _Search:
         self.asked: list[tuple[int, int, bool]] = []
         self.resume: Resume | None = None  # where the next search can go on from
         self.in_series: frozenset[int] = frozenset()
+        self.ready: dict[str, Read] = {}  # what `read_ahead` read, by text
+        self._asks: dict[tuple[str, bool], list[Query]] = {}  # and how it looks a text up
         self.use(Memo())
 
     def use(self, memo: Memo) -> None:
@@ -204,26 +233,51 @@ class _Search:
 
     # --- what is read from a text ----------------------------------------------------
 
+    def read_ahead(self, mapper: Mapper) -> None:
+        """Read the texts of the facts that take part on every core (`mapper`), when at
+        least READ_AHEAD_FROM of them are new to the memo (a first run: a tenth of a cold
+        run went to them, on one core). The tables are asked as they would be without it,
+        in the same order; only the answers they work out come from what was read here
+        (the same function's, so the search, and what the memo keeps, are the same)."""
+        items: dict[str, None] = {}
+        for i in self.order:
+            text, fact = self.scanned[i], self.facts[i]
+            if text and len(fact.text) <= FACT_MAX_CHARS and not self._keys.has(text):
+                items["C" + text if fact.where == CORE else "N" + text] = None
+        if len(items) < READ_AHEAD_FROM:
+            return
+        for item, read in zip(items, mapper(read_for_search, list(items)), strict=True):
+            self.ready.setdefault(item[1:], read)  # (a text of MEMORY.md and of a note reads the same)
+            if read[4] is not None:  # (but is looked up its own way in each)
+                self._asks[(item[1:], item[0] == "C")] = read[4]
+
     def changes(self, i: int) -> tuple[Reading, ...]:
         """The changes entry i states by a cue (see `read_changes`)."""
         text = self.scanned[i]
-        found: tuple[Reading, ...] = self._changes.get(text, lambda: read_changes(text))
+        found: tuple[Reading, ...] = self._changes.get(text, self._read, text, 0, read_changes)
         return found
 
     def template(self, text: str) -> str | None:
-        found: str | None = self._templates.get(text, lambda: template_of(text))
+        found: str | None = self._templates.get(text, self._read, text, 1, template_of)
         return found
 
     def words(self, text: str) -> Set[str]:
         """The text's `light_words` (never changed: the keys and queries copy from it)."""
-        found: Set[str] = self._words.get(text, lambda: light_words(text))
+        found: Set[str] = self._words.get(text, self._read, text, 2, light_words)
         return found
+
+    def _read(self, text: str, part: int, read: Callable[[str], Any]) -> Any:
+        """One part of what `read_ahead` read from `text`, else `read(text)`."""
+        ready = self.ready.get(text)
+        return ready[part] if ready is not None else read(text)
 
     def keys(self, i: int) -> frozenset[str]:
         """What entry i is found by (see `keys_of`)."""
         text = self.scanned[i]
+        ready = self.ready.get(text)
         found: frozenset[str] = self._keys.get(
-            text, lambda: keys_of(text, self.template(text), self.words(text))
+            text,
+            lambda: ready[3] if ready is not None else keys_of(text, self.template(text), self.words(text)),
         )
         return found
 
@@ -238,16 +292,17 @@ class _Search:
         (`plain_lookup`); in MEMORY.md, only a cue says which entry is newer."""
         core = self.facts[n].where == CORE
         text = self.scanned[n]
-        found: list[Query] = self._queries.get(
-            (text, core),
-            lambda: (
-                lookup(self.changes(n))
-                + plain_lookup(
-                    text, self.keys(n), self.template(text), cues_only=core, light=self.words(text)
-                )
-            ),
-        )
+        found: list[Query] = self._queries.get((text, core), self._look_up, n, text, core)
         return found
+
+    def _look_up(self, n: int, text: str, core: bool) -> list[Query]:
+        changes, keys = self.changes(n), self.keys(n)  # (asked either way: the memo keeps the keys)
+        ready = self._asks.get((text, core))
+        if ready is not None:
+            return ready
+        return lookup(changes) + plain_lookup(
+            text, keys, self.template(text), cues_only=core, light=self.words(text)
+        )
 
     # --- who takes part ----------------------------------------------------------------
 
