@@ -10,17 +10,21 @@ import pickle
 import shutil
 import sqlite3
 import weakref
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import NOW, Invoke, as_json, copy_tree
+from conftest import NOW, Invoke, as_json, copy_tree, corpus_workspaces
+from memcli import services
 from memcli.cli_options import GlobalOptions
-from memcli.core.judgement import importance
+from memcli.core import lifecycle
+from memcli.core.judgement import importance, replacements
 from memcli.core.memo import DROPPED_MOST, Memo, Table
 from memcli.errors import ConflictError
+from memcli.parallel import parallel_map
 from memcli.runtime import open_runtime
 from memcli.services import STANDING, _read_again, remembered
 from memcli.workspace.cache import file_key
@@ -405,3 +409,38 @@ def test_the_labels_a_weekly_digest_files_entries_by_are_remembered(cli: Invoke,
     assert {n: d for n, d in memo_rows(root).items() if n.startswith("planner.digest_label")} == {
         n: d for n, d in before.items() if n.startswith("planner.digest_label")
     }  # nothing new to label: the rows stay as they were
+
+
+def test_a_first_run_reading_ahead_on_every_core_plans_what_one_reading_as_it_goes_plans(
+    cli: Invoke, sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first run reads the supersede search's texts and judges the importance labels in
+    forked workers (from 2,000 new texts or entries; here from one), and plans what a run
+    reading each as it asks for it plans, then keeps the same memo: the run after it finds
+    every answer it needs there."""
+    workspaces = [sample, *(copy_tree(w, sample.parent / w.name) for w in corpus_workspaces()[:1])]
+    for root in workspaces:  # (the corpus is read-only where it lies)
+        for folder, _, _ in os.walk(root):
+            os.chmod(folder, 0o755)
+    plans = {}
+    for root in workspaces:
+        (root / ".memcli").mkdir(exist_ok=True)
+        plans[root] = cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run").stdout
+        shutil.rmtree(root / ".memcli")
+        (root / ".memcli").mkdir()
+    read_ahead: list[str] = []
+
+    def forked(function: Callable[[str], object], texts: Sequence[str]) -> list[object]:
+        read_ahead.append(getattr(function, "__name__", ""))
+        return parallel_map(function, texts, min_items=1)
+
+    monkeypatch.setattr(replacements, "READ_AHEAD_FROM", 1)
+    monkeypatch.setattr(lifecycle, "READ_AHEAD_FROM", 1)
+    monkeypatch.setattr(services, "parallel_texts", forked)
+    for root in workspaces:
+        read_ahead.clear()
+        assert cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run").stdout == plans[root]
+        assert "read_for_search" in read_ahead and "<lambda>" in read_ahead, read_ahead  # (the labels')
+        read_ahead.clear()
+        assert cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run").stdout == plans[root]
+        assert "read_for_search" not in read_ahead and "<lambda>" not in read_ahead  # (all in the memo)

@@ -38,7 +38,7 @@ from memcli.core.edit import (
 from memcli.core.entries import Document, Entry, parse
 from memcli.core.judgement import importance, promotion
 from memcli.core.judgement.logs import is_log
-from memcli.core.judgement.replacements import CORE, NOTE, Fact, Found, find_replacements
+from memcli.core.judgement.replacements import CORE, NOTE, READ_AHEAD_FROM, Fact, Found, find_replacements
 from memcli.core.judgement.supersede import AT_MOST, Verdict
 from memcli.core.policy import Policy
 from memcli.core.roles import ARCHIVE_DIR, COLD, SUMMARIES_DIR, SUPERSEDED, MemoryFile, Role
@@ -229,6 +229,7 @@ class _Planner:
         self.moved: set[int] = set()  # entries that left a note for MEMORY.md (by object id)
         self._verdicts: dict[int, importance.Verdict] = {}  # by id() of the assessed entry
         self._importance = analysis.memo.table("planner.importance")  # by what the label rests on
+        self._labelled: dict[int, importance.Verdict] = {}  # read ahead (`read_ahead_labels`), by id()
         self._copies = analysis.memo.table("planner.copy")  # text -> (its bullet, holds a secret)
         self.held_back: set[int] = set()  # never promoted: replaced facts that stay, and the newer
         # sides of a change whose older side stays in MEMORY.md
@@ -555,14 +556,19 @@ class _Planner:
     def promotable(self, i: int) -> str | None:
         """Why this entry should go to MEMORY.md, or None: judgement.promotion decides on
         the entry's importance label, once MEMORY.md does not hold it and nothing replaced it."""
+        if not self.may_promote(i):
+            return None
+        a = self.analysis.assessed[i]
+        return promotion.promotion(a, lambda: self.verdict(a))
+
+    def may_promote(self, i: int) -> bool:
+        """Whether entry i is one judgement.promotion is asked about."""
         a = self.analysis.assessed[i]
         if a.role not in SOURCE_ROLES or i in self.gone or i in self.promoted or i in self.held_back:
-            return None
+            return False
         if a.group is not None and (Role.CORE in self.group_roles(a.group) or self.replaced(a)):
-            return None  # MEMORY.md has it already, or a newer entry replaced it
-        if i in self.superseded():
-            return None  # a superseded fact is never promoted (SPEC §7)
-        return promotion.promotion(a, lambda: self.verdict(a))
+            return False  # MEMORY.md has it already, or a newer entry replaced it
+        return i not in self.superseded()  # a superseded fact is never promoted (SPEC §7)
 
     def replaced(self, a: Assessed) -> bool:
         """Whether a newer entry replaced what entry a says, as a said it: a copy written on
@@ -585,8 +591,23 @@ class _Planner:
     def judge_importance(self, a: Assessed) -> importance.Verdict:
         """judgement.importance's label, or last run's for the same arguments (core.memo):
         the text, where it stands, how it scored and how often it was said."""
-        found: importance.Verdict = self._importance.get(self.arguments(a), self._judge_importance, a)
+        found: importance.Verdict = self._importance.get(self.arguments(a), self._label, a)
         return found
+
+    def _label(self, a: Assessed) -> importance.Verdict:
+        found = self._labelled.pop(id(a), None)
+        return found if found is not None else self._judge_importance(a)
+
+    def read_ahead_labels(self, entries: Sequence[int]) -> None:
+        """The importance labels of these entries judged on every core (`mapper`) first, on
+        a run whose memo holds none (a first run, or one after memcli or the rules changed),
+        when there are READ_AHEAD_FROM of them at least: the memo is asked for each as it
+        would be without it, and only what it works out was judged ahead."""
+        if self.mapper is None or self._importance.loaded or len(entries) < READ_AHEAD_FROM:
+            return
+        assessed = self.analysis.assessed
+        labels = self.mapper(lambda i: self._judge_importance(assessed[int(i)]), [str(i) for i in entries])
+        self._labelled = {id(assessed[i]): label for i, label in zip(entries, labels, strict=True)}
 
     def digest_label(self, a: Assessed) -> importance.Verdict:
         """The label a weekly digest files an entry by (summarize.digest_label), or last
@@ -622,6 +643,7 @@ class _Planner:
 
     def plan_promotions(self) -> None:
         self.promote_back()
+        self.read_ahead_labels([i for i in range(len(self.analysis.assessed)) if self.may_promote(i)])
         candidates = [(i, why) for i in range(len(self.analysis.assessed)) if (why := self.promotable(i))]
         assessed = self.analysis.assessed
 

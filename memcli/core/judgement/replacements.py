@@ -240,11 +240,13 @@ class _Search:
         in the same order; only the answers they work out come from what was read here
         (the same function's, so the search, and what the memo keeps, are the same)."""
         items: dict[str, None] = {}
+        new = 0  # (of the facts that may be retired: the memo keeps the keys of all of them)
         for i in self.order:
             text, fact = self.scanned[i], self.facts[i]
             if text and len(fact.text) <= FACT_MAX_CHARS and not self._keys.has(text):
                 items["C" + text if fact.where == CORE else "N" + text] = None
-        if len(items) < READ_AHEAD_FROM:
+                new += self.retirable(i)
+        if new < READ_AHEAD_FROM:
             return
         for item, read in zip(items, mapper(read_for_search, list(items)), strict=True):
             self.ready.setdefault(item[1:], read)  # (a text of MEMORY.md and of a note reads the same)
