@@ -31,12 +31,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+import sys
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from memcli.core.judgement.candidates import Older, Query, first_keys, keys_of, lookup, plain_lookup
 from memcli.core.judgement.changes import Reading, read_changes
@@ -131,14 +131,14 @@ _TABLES = ("changes", "template", "words", "keys", "profile", "queries", "judged
 _LAST = "last"
 
 
-Read = tuple[tuple[Reading, ...], str | None, Set[str], frozenset[str], list[Query] | None]
+Read = tuple[tuple[Reading, ...], frozenset[str], list[Query] | None]
 
 
 def read_for_search(item: str) -> Read:
     """What the search reads from one text, all at once (for a worker process): the changes
-    it states, its template, its words, the keys it is found by, and, when it may say that
-    something changed, how it is looked up. `item`: the text, after "C" for an entry of
-    MEMORY.md (where only a cue says which entry is newer), else "N"."""
+    it states, the keys it is found by, and, when it may say that something changed, how
+    it is looked up. `item`: the text, after "C" for an entry of MEMORY.md (where only a cue
+    says which entry is newer), else "N"."""
     core, text = item[0] == "C", item[1:]
     changes = read_changes(text)
     template = template_of(text)
@@ -148,7 +148,7 @@ def read_for_search(item: str) -> Read:
     queries = (
         lookup(changes) + plain_lookup(text, keys, template, cues_only=core, light=words) if asks else None
     )
-    return changes, template, words, keys, queries
+    return changes, keys, queries
 
 
 def _ranks_by_key(
@@ -188,7 +188,7 @@ class _Search:
         self.asked: list[tuple[int, int, bool]] = []
         self.resume: Resume | None = None  # where the next search can go on from
         self.in_series: frozenset[int] = frozenset()
-        self.ready: dict[str, Read] = {}  # what `read_ahead` read, by text
+        self.ready: dict[str, tuple[tuple[Reading, ...], frozenset[str]]] = {}  # read ahead: changes, keys
         self._asks: dict[tuple[str, bool], list[Query]] = {}  # and how it looks a text up
         self.use(Memo())
 
@@ -248,30 +248,31 @@ class _Search:
                 new += self.retirable(i)
         if new < READ_AHEAD_FROM:
             return
-        for item, read in zip(items, mapper(read_for_search, list(items)), strict=True):
-            self.ready.setdefault(item[1:], read)  # (a text of MEMORY.md and of a note reads the same)
-            if read[4] is not None:  # (but is looked up its own way in each)
-                self._asks[(item[1:], item[0] == "C")] = read[4]
+        intern = sys.intern  # (keys come back as copies: one string for each, as when read here)
+        for item, (changes, keys, queries) in zip(items, mapper(read_for_search, list(items)), strict=True):
+            text = item[1:]  # (a text of MEMORY.md and of a note reads the same)
+            self.ready.setdefault(text, (changes, frozenset(map(intern, keys))))
+            if queries is not None:  # (but is looked up its own way in each)
+                self._asks[(text, item[0] == "C")] = queries
 
     def changes(self, i: int) -> tuple[Reading, ...]:
         """The changes entry i states by a cue (see `read_changes`)."""
         text = self.scanned[i]
-        found: tuple[Reading, ...] = self._changes.get(text, self._read, text, 0, read_changes)
+        found: tuple[Reading, ...] = self._changes.get(text, self._read_changes, text)
         return found
 
+    def _read_changes(self, text: str) -> tuple[Reading, ...]:
+        ready = self.ready.get(text)
+        return ready[0] if ready is not None else read_changes(text)
+
     def template(self, text: str) -> str | None:
-        found: str | None = self._templates.get(text, self._read, text, 1, template_of)
+        found: str | None = self._templates.get(text, lambda: template_of(text))
         return found
 
     def words(self, text: str) -> Set[str]:
         """The text's `light_words` (never changed: the keys and queries copy from it)."""
-        found: Set[str] = self._words.get(text, self._read, text, 2, light_words)
+        found: Set[str] = self._words.get(text, lambda: light_words(text))
         return found
-
-    def _read(self, text: str, part: int, read: Callable[[str], Any]) -> Any:
-        """One part of what `read_ahead` read from `text`, else `read(text)`."""
-        ready = self.ready.get(text)
-        return ready[part] if ready is not None else read(text)
 
     def keys(self, i: int) -> frozenset[str]:
         """What entry i is found by (see `keys_of`)."""
@@ -279,7 +280,7 @@ class _Search:
         ready = self.ready.get(text)
         found: frozenset[str] = self._keys.get(
             text,
-            lambda: ready[3] if ready is not None else keys_of(text, self.template(text), self.words(text)),
+            lambda: ready[1] if ready is not None else keys_of(text, self.template(text), self.words(text)),
         )
         return found
 
