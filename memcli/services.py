@@ -26,6 +26,7 @@ from memcli.core.analysis import (
 from memcli.core.compose import daily_note
 from memcli.core.edit import Insert, edit_document
 from memcli.core.entries import Document, parse
+from memcli.core.judgement.replacements import READ_AHEAD_FROM
 from memcli.core.lifecycle import (
     MARKER_ID,
     MEMCLI_MARKER,
@@ -68,6 +69,13 @@ T = TypeVar("T")
 def parallel_texts(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
     """parallel_map as core's Mapper: the duplicate finder's texts on every core."""
     return parallel_map(function, texts)
+
+
+def parallel_reads(function: Callable[[str], T], texts: Sequence[str]) -> list[T]:
+    """parallel_map as the planner's Mapper: it reads ahead only when there are
+    READ_AHEAD_FROM texts at least, and then on every core (fewer than parallel_map's
+    PARALLEL_FROM too: each is costly)."""
+    return parallel_map(function, texts, min_items=READ_AHEAD_FROM)
 
 
 class TextPipeline:
@@ -364,7 +372,7 @@ def plan_gc_analysed(run: Runtime, fit: bool = False) -> tuple[Snapshot, Plan, A
         snap, view, analysis = gc_view(run, memo)
         with phase(run.progress, "planning"):
             planned = plan(
-                view, analysis, run.policy, run.rules, run.now_local, fit=fit, mapper=parallel_texts
+                view, analysis, run.policy, run.rules, run.now_local, fit=fit, mapper=parallel_reads
             )
             return snap, planned, analysis
 

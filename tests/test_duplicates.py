@@ -328,6 +328,22 @@ def test_two_entries_with_little_in_common_are_turned_away_by_the_bound(a: str, 
 
 
 @pytest.mark.parametrize(
+    ("a", "b", "threshold"),
+    [("- not is is insecure no is report", "- is is secure", 0.6),
+     ("- no unavailable service secure the valid", "- today available the valid", 0.8)],
+)  # fmt: skip
+def test_a_denied_word_the_verdict_reads_as_its_base_counts_for_the_bound(
+    a: str, b: str, threshold: float
+) -> None:
+    """Pairs found by a random search (in review): the same only once "insecure" denied
+    reads as "secure" (the weight a denied word may bring in) and once "unavailable" can
+    meet "available" (a heavy word of one the other's denied word may become)."""
+    sa, sb = shape(a), shape(b)
+    assert judge(sa, sb, threshold).same and judge(sb, sa, threshold).same
+    assert may_be_same(reach(sa), reach(sb), threshold) and may_be_same(reach(sb), reach(sa), threshold)
+
+
+@pytest.mark.parametrize(
     ("a", "b"),
     [("- The nightly export writes buyer-leads.csv to the shared drive",
       "- The export job writes leads/buyer-leads.csv to the shared drive"),

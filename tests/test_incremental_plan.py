@@ -436,7 +436,7 @@ def test_a_first_run_reading_ahead_on_every_core_plans_what_one_reading_as_it_go
 
     monkeypatch.setattr(replacements, "READ_AHEAD_FROM", 1)
     monkeypatch.setattr(lifecycle, "READ_AHEAD_FROM", 1)
-    monkeypatch.setattr(services, "parallel_texts", forked)
+    monkeypatch.setattr(services, "parallel_reads", forked)
     for root in workspaces:
         read_ahead.clear()
         assert cli("--json", "-w", str(root), "--now", NOW, "gc", "--dry-run").stdout == plans[root]

@@ -562,7 +562,7 @@ class _Planner:
         return promotion.promotion(a, lambda: self.verdict(a))
 
     def may_promote(self, i: int) -> bool:
-        """Whether entry i is one judgement.promotion is asked about."""
+        """Whether judgement.promotion is asked about entry i."""
         a = self.analysis.assessed[i]
         if a.role not in SOURCE_ROLES or i in self.gone or i in self.promoted or i in self.held_back:
             return False
@@ -643,9 +643,11 @@ class _Planner:
 
     def plan_promotions(self) -> None:
         self.promote_back()
-        self.read_ahead_labels([i for i in range(len(self.analysis.assessed)) if self.may_promote(i)])
-        candidates = [(i, why) for i in range(len(self.analysis.assessed)) if (why := self.promotable(i))]
         assessed = self.analysis.assessed
+        self.read_ahead_labels(
+            [i for i in range(len(assessed)) if self.may_promote(i) and promotion.asks_label(assessed[i])]
+        )
+        candidates = [(i, why) for i in range(len(assessed)) if (why := self.promotable(i))]
 
         def order(c: tuple[int, str]) -> tuple[bool, float, str, int]:
             a = assessed[c[0]]

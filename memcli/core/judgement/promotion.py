@@ -119,7 +119,7 @@ def promotion(a: _Judged, verdict: Callable[[], Verdict]) -> str | None:
     """Why this entry should be copied into MEMORY.md, or None. The planner asks only of
     entries of daily notes that MEMORY.md does not hold yet and nothing newer replaced;
     `verdict` gives the entry's importance label, asked only of an entry that fits."""
-    if not fits(a.entry) or not may_be_core(a.scored, a.entry.text):
+    if not asks_label(a):
         return None
     judged = verdict()
     if not judged.core:
@@ -127,6 +127,12 @@ def promotion(a: _Judged, verdict: Callable[[], Verdict]) -> str | None:
     if a.scored.remember:
         return "asked to remember it"
     return f"{judged.why}; score {a.scored.score:g}"
+
+
+def asks_label(a: _Judged) -> bool:
+    """Whether `promotion` asks for this entry's importance label: it fits in MEMORY.md and
+    its score may make it core."""
+    return fits(a.entry) and may_be_core(a.scored, a.entry.text)
 
 
 def category(reasons: Iterable[Reason]) -> str:

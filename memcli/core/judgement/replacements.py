@@ -344,6 +344,7 @@ class _Search:
         self.in_series = self.log_series(order)
         newer = [i for i in order if self.says_a_change(i)]
         queries = {n: self.lookup(n) for n in newer}
+        self._asks = {}  # (read ahead: the memo holds them now)
         wanted = frozenset(first_keys(q for found in queries.values() for q in found))
         keys: dict[int, frozenset[str]] = {i: self.keys(i) for i in order if self.retirable(i)}
         older = Older(keys, keys.__getitem__, self.when, self.evergreen, only=wanted)
