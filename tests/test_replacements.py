@@ -339,3 +339,29 @@ def test_a_first_run_reads_its_texts_ahead_only_when_many_are_new() -> None:
         assert read == []  # (the memo knows them all)
     finally:
         replacements.READ_AHEAD_FROM = was
+
+
+def test_a_text_the_workers_could_not_read_is_read_again_when_asked_for() -> None:
+    """What a worker failed to read (None) is read when the search asks for it: the same
+    finds and the same memo as without reading ahead."""
+
+    def failing_half(function: Callable[[str], object], texts: Sequence[str]) -> list[object]:
+        return [None if n % 2 else function(t) for n, t in enumerate(texts)]
+
+    entries = workspace_facts([0, 1], {1: [2, 3, 4], 2: [5, 6, 7], 3: [8, 9, 10, 11]}, 0)
+    was = replacements.READ_AHEAD_FROM
+    replacements.READ_AHEAD_FROM = 1
+    try:
+        runs = []
+        for mapper in (None, failing_half):
+            stored = Stored()
+            runs.append(
+                (
+                    find_replacements(entries, scoring_text, never, stored.memo(), mapper),
+                    as_stored(stored.tables),
+                )
+            )
+    finally:
+        replacements.READ_AHEAD_FROM = was
+    assert runs[0] == runs[1]
+    assert runs[0][0].replaced  # (the entries replace some: the search has something to find)

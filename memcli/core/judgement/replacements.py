@@ -134,11 +134,20 @@ _LAST = "last"
 Read = tuple[tuple[Reading, ...], frozenset[str], list[Query] | None]
 
 
-def read_for_search(item: str) -> Read:
+def read_for_search(item: str) -> Read | None:
     """What the search reads from one text, all at once (for a worker process): the changes
     it states, the keys it is found by, and, when it may say that something changed, how
     it is looked up. `item`: the text, after "C" for an entry of MEMORY.md (where only a cue
-    says which entry is newer), else "N"."""
+    says which entry is newer), else "N". None when reading it fails: the search reads it
+    again if it asks for it, and fails there as it would have (a text it never asks for
+    must not stop it)."""
+    try:
+        return _read_for_search(item)
+    except Exception:  # (see above)
+        return None
+
+
+def _read_for_search(item: str) -> Read:
     core, text = item[0] == "C", item[1:]
     changes = read_changes(text)
     template = template_of(text)
@@ -249,7 +258,10 @@ class _Search:
         if new < READ_AHEAD_FROM:
             return
         intern = sys.intern  # (keys come back as copies: one string for each, as when read here)
-        for item, (changes, keys, queries) in zip(items, mapper(read_for_search, list(items)), strict=True):
+        for item, read in zip(items, mapper(read_for_search, list(items)), strict=True):
+            if read is None:
+                continue
+            changes, keys, queries = read
             text = item[1:]  # (a text of MEMORY.md and of a note reads the same)
             self.ready.setdefault(text, (changes, frozenset(map(intern, keys))))
             if queries is not None:  # (but is looked up its own way in each)
