@@ -598,14 +598,19 @@ class _Planner:
         found = self._labelled.pop(id(a), None)
         return found if found is not None else self._judge_importance(a)
 
-    def read_ahead_labels(self, entries: Sequence[int]) -> None:
-        """The importance labels of these entries judged on every core (`mapper`) first, on
-        a run whose memo holds none (a first run, or one after memcli or the rules changed),
-        when there are READ_AHEAD_FROM of them at least: the memo is asked for each as it
-        would be without it, and only what it works out was judged ahead."""
-        if self.mapper is None or self._importance.loaded or len(entries) < READ_AHEAD_FROM:
-            return
+    def read_ahead_labels(self) -> None:
+        """The importance labels promotion will ask for judged on every core (`mapper`)
+        first, on a run whose memo holds none (a first run, or one after memcli or the rules
+        changed), when there are READ_AHEAD_FROM of them at least: the memo is asked for
+        each as it would be without it, and only what it works out was judged ahead."""
+        if self.mapper is None or self._importance.loaded:
+            return  # (a warm run does not even look: a decade has 219,000 entries)
         assessed = self.analysis.assessed
+        entries = [
+            i for i in range(len(assessed)) if self.may_promote(i) and promotion.asks_label(assessed[i])
+        ]
+        if len(entries) < READ_AHEAD_FROM:
+            return
         labels = self.mapper(lambda i: self._judge_importance(assessed[int(i)]), [str(i) for i in entries])
         self._labelled = {id(assessed[i]): label for i, label in zip(entries, labels, strict=True)}
 
@@ -643,10 +648,8 @@ class _Planner:
 
     def plan_promotions(self) -> None:
         self.promote_back()
+        self.read_ahead_labels()
         assessed = self.analysis.assessed
-        self.read_ahead_labels(
-            [i for i in range(len(assessed)) if self.may_promote(i) and promotion.asks_label(assessed[i])]
-        )
         candidates = [(i, why) for i in range(len(assessed)) if (why := self.promotable(i))]
 
         def order(c: tuple[int, str]) -> tuple[bool, float, str, int]:

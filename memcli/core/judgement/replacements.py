@@ -243,11 +243,14 @@ class _Search:
     # --- what is read from a text ----------------------------------------------------
 
     def read_ahead(self, mapper: Mapper) -> None:
-        """Read the texts of the facts that take part on every core (`mapper`), when at
-        least READ_AHEAD_FROM of them are new to the memo (a first run: a tenth of a cold
-        run went to them, on one core). The tables are asked as they would be without it,
-        in the same order; only the answers they work out come from what was read here
-        (the same function's, so the search, and what the memo keeps, are the same)."""
+        """Read the texts of the facts that take part on every core (`mapper`), on a run
+        whose memo holds no keys, when READ_AHEAD_FROM of them at least may be retired (a
+        first run: a tenth of a cold run went to them, on one core). The tables are asked
+        as they would be without it, in the same order; only the answers they work out come
+        from what was read here (the same function's, so the search, and what the memo
+        keeps, are the same)."""
+        if self._keys.loaded:
+            return  # (a run given last run's keys reads few texts: it does not even look)
         items: dict[str, None] = {}
         new = 0  # (of the facts that may be retired: the memo keeps the keys of all of them)
         for i in self.order:
