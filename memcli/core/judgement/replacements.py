@@ -154,10 +154,20 @@ def _read_for_search(item: str) -> Read:
     words = light_words(text)
     keys = keys_of(text, template, words)
     asks = bool(changes) if core else may_change(text)
-    queries = (
-        lookup(changes) + plain_lookup(text, keys, template, cues_only=core, light=words) if asks else None
-    )
-    return changes, keys, queries
+    return changes, keys, queries_of(text, core, changes, keys, template, words) if asks else None
+
+
+def queries_of(
+    text: str,
+    core: bool,
+    changes: tuple[Reading, ...],
+    keys: frozenset[str],
+    template: str | None,
+    words: Set[str],
+) -> list[Query]:
+    """How a text is looked up: by the changes it states, and by its keys (in MEMORY.md,
+    only a cue says which entry is newer). One formula for the search and its read-ahead."""
+    return lookup(changes) + plain_lookup(text, keys, template, cues_only=core, light=words)
 
 
 def _ranks_by_key(
@@ -318,9 +328,7 @@ class _Search:
         ready = self._asks.get((text, core))
         if ready is not None:
             return ready
-        return lookup(changes) + plain_lookup(
-            text, keys, self.template(text), cues_only=core, light=self.words(text)
-        )
+        return queries_of(text, core, changes, keys, self.template(text), self.words(text))
 
     # --- who takes part ----------------------------------------------------------------
 
