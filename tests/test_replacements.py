@@ -4,6 +4,7 @@ pairs, and runs gc end to end.)"""
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 
@@ -365,3 +366,123 @@ def test_a_text_the_workers_could_not_read_is_read_again_when_asked_for() -> Non
         replacements.READ_AHEAD_FROM = was
     assert runs[0] == runs[1]
     assert runs[0][0].replaced  # (the entries replace some: the search has something to find)
+
+
+def judged_ahead_from(least: int) -> Callable[[], None]:
+    """Judge pairs ahead from `least` newer entries with candidates (a real first run: from
+    2,000); what puts it back."""
+    was = replacements.JUDGED_AHEAD_FROM
+    replacements.JUDGED_AHEAD_FROM = least
+
+    def back() -> None:
+        replacements.JUDGED_AHEAD_FROM = was
+
+    return back
+
+
+@settings(max_examples=20)
+@given(
+    core=st.lists(line, max_size=4),
+    before=notes,
+    after=notes,
+    groups=st.integers(0, 255),
+    said=repeated_lines,
+)
+def test_pairs_judged_ahead_on_every_core_change_neither_the_search_nor_the_memo(
+    core: list[int],
+    before: dict[int, list[int]],
+    after: dict[int, list[int]],
+    groups: int,
+    said: frozenset[int],
+) -> None:
+    """A first run that judges its pairs in worker processes first finds what a run that
+    judges each as it asks finds, and leaves the memo the same tables in the same order,
+    profiles too; so does the run after it (which goes on from the first, judging nothing
+    ahead)."""
+    first = workspace_facts(core, before, groups)
+    second = workspace_facts(core, {**before, **after}, groups)
+    back = judged_ahead_from(1)
+    try:
+        runs = []
+        for mapper in (None, forked):
+            stored = Stored()
+            found = find_replacements(first, scoring_text, repeats(said, first), stored.memo(), mapper)
+            again = find_replacements(second, scoring_text, repeats(said, second), stored.memo(), mapper)
+            runs.append((found, again, as_stored(stored.tables)))
+    finally:
+        back()
+    assert runs[0] == runs[1]
+    assert runs[0][0] == find_replacements(first, scoring_text, repeats(said, first))
+
+
+def test_a_first_run_judges_its_pairs_ahead_only_when_there_are_many() -> None:
+    """Judged ahead: every candidate of each newer entry that states a change, and of one
+    that does not, the newest few; the search then judges no pair itself. A run whose memo
+    holds verdicts, or with few pairs to judge, judges as it asks."""
+    asked: list[list[str]] = []
+
+    def counting(function: Callable[[str], object], items: Sequence[str]) -> list[object]:
+        asked.append(list(items))
+        return [function(t) for t in items]
+
+    entries = workspace_facts([0, 6], {1: [0, 2, 4], 2: [1, 3, 6], 3: [5, 7, 8], 4: [15, 16, 17, 18, 19]}, 0)
+    stored = Stored()
+    find_replacements(entries, scoring_text, never, stored.memo(), counting)
+    assert asked == []  # (fewer than JUDGED_AHEAD_FROM pairs; texts: READ_AHEAD_FROM)
+    back = judged_ahead_from(3)
+    judged: list[tuple[str, str]] = []
+    real_judge = replacements.judge
+
+    def counted(old: Profile, new: Profile, **how: bool) -> object:
+        judged.append((old.scanned, new.scanned))
+        return real_judge(old, new, **how)
+
+    try:
+        fresh = Stored()
+        found = find_replacements(entries, scoring_text, never, fresh.memo(), counting)
+        assert len(asked) == 1 and all(len(pair.split()) == 2 for pair in asked[0])  # "o n"
+        verdicts = fresh.tables["replacements.judged"]
+        assert len(asked[0]) >= len(verdicts) >= 3  # (every pair the search asked about, and more)
+        replacements.judge = counted  # type: ignore[assignment]
+        asked.clear()
+        assert find_replacements(entries, scoring_text, never, Stored().memo(), counting) == found
+        assert len(judged) == len(asked[0])  # judged ahead (here: the mapper runs here), and only then
+        judged.clear()
+        asked.clear()
+        assert find_replacements(entries, scoring_text, never, fresh.memo(), counting) == found
+        assert asked == [] and judged == []  # (the memo holds the verdicts: nothing judged ahead)
+    finally:
+        replacements.judge = real_judge
+        back()
+    assert replaced(found)  # (the pairs replace some: there was something to judge)
+
+
+def test_a_pair_the_workers_could_not_judge_is_judged_again_when_asked_about() -> None:
+    """What a worker failed to judge (left out of its answer) is judged when the search asks
+    about it: the same finds and the same memo as without judging ahead."""
+
+    def failing_half(function: Callable[[str], object], items: Sequence[str]) -> list[object]:
+        return [function(t) if n % 2 == 0 else () for n, t in enumerate(items)]
+
+    entries = workspace_facts([0, 6], {1: [0, 2, 4], 2: [1, 3, 6], 3: [5, 7, 8], 4: [15, 16, 17, 18, 19]}, 0)
+    back = judged_ahead_from(1)
+    try:
+        runs = []
+        for mapper in (None, failing_half):
+            stored = Stored()
+            found = find_replacements(entries, scoring_text, never, stored.memo(), mapper)
+            runs.append((found, as_stored(stored.tables)))
+    finally:
+        back()
+    assert runs[0] == runs[1]
+    assert replaced(runs[0][0])
+
+
+def test_a_profile_is_kept_by_its_text_and_readings_whatever_was_read_of_it() -> None:
+    """A profile that judged a pair (and so read its words) is stored as one that did not."""
+    text = scoring_text("数据库改用 PostgreSQL 16，不再用 MySQL")
+    read, unread = Profile(text), Profile(text)
+    assert read.words and read.slots is not None  # (parts read: kept on the object)
+    assert pickle.dumps(read) == pickle.dumps(unread)
+    again = pickle.loads(pickle.dumps(read))
+    assert (again.scanned, again.readings, again.words) == (text, read.readings, read.words)

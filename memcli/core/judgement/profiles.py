@@ -75,6 +75,12 @@ class Profile:
         if found is not None:
             self.readings = found
 
+    def __reduce__(self) -> tuple[type[Profile], tuple[str, tuple[Reading, ...]]]:
+        """What the memo keeps of a profile: its text and its readings. Every other part is
+        read again when asked for, so a profile is kept the same whichever parts this run
+        happened to read (a pair judged in a worker process reads them there)."""
+        return (Profile, (self.scanned, self.readings))
+
     @cached_property
     def readings(self) -> tuple[Reading, ...]:
         return read_changes(self.scanned)

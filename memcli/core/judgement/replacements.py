@@ -53,6 +53,7 @@ FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
 FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
 SERIES_MIN = 12  # a file's lines of one shape (numbers aside) that make a log series
 READ_AHEAD_FROM = 2_000  # texts new to the memo from which a search reads them on every core first
+JUDGED_AHEAD_FROM = 2_000  # newer entries with candidates from which their pairs are judged ahead
 _NUMBERS = re.compile(r"\d+")
 _HAS_ITEMS = re.compile(r"\n[ \t]+(?:[-+*]|\d{1,9}[.)])[ \t]")  # a list entry with items of its own
 CORE, NOTE = "core", "note"  # where an entry is: MEMORY.md, a daily note (else it takes no part)
@@ -110,7 +111,8 @@ def find_replacements(
     entry o on or after the day of entry n (then n does not replace it). `memo`: what was
     read from each text, and judged of each pair, last time, and where last run's search
     can go on from (core.memo). `mapper`: reads the texts new to the memo on every core
-    before a whole search, when there are many (`_Search.read_ahead`)."""
+    before a whole search, when there are many (`_Search.read_ahead`), and judges the
+    pairs it will ask about (`_Search.judge_ahead`)."""
     memo = memo or Memo()
     resumes = memo.table("replacements.resume")
     search = _Search(facts, read, repeated)
@@ -120,6 +122,7 @@ def find_replacements(
         search.use(memo)
         if mapper is not None:
             search.read_ahead(mapper)
+        search.mapper = mapper
         found = search.run()
     if search.resume is not None and search.resume is not last:
         resumes.put(_LAST, search.resume)
@@ -209,6 +212,10 @@ class _Search:
         self.in_series: frozenset[int] = frozenset()
         self.ready: dict[str, tuple[tuple[Reading, ...], frozenset[str]]] = {}  # read ahead: changes, keys
         self._asks: dict[tuple[str, bool], list[Query]] = {}  # and how it looks a text up
+        self.mapper: Mapper | None = None  # judges pairs ahead on a whole search (`judge_ahead`)
+        self._before: dict[int, list[int]] = {}  # each newer entry's candidates, found once
+        self._judged_ahead: dict[tuple[int, int], Verdict | None] = {}  # (o, n): judged ahead
+        self._profiled_ahead: dict[str, Profile] = {}  # what the pairs judged ahead read
         self.use(Memo())
 
     def use(self, memo: Memo) -> None:
@@ -371,6 +378,7 @@ class _Search:
         wanted = frozenset(first_keys(q for found in queries.values() for q in found))
         keys: dict[int, frozenset[str]] = {i: self.keys(i) for i in order if self.retirable(i)}
         older = Older(keys, keys.__getitem__, self.when, self.evergreen, only=wanted)
+        self.judge_ahead(newer, queries, older)
         self.search(newer, queries, older)
         files = self.files()
         if files is not None:
@@ -463,7 +471,9 @@ class _Search:
         taken = self.taken
         for n in newer:
             mine = self.scanned[n]
-            before = [o for o in older.find(n, queries[n]) if self.scanned[o] != mine]
+            before = self._before.pop(n, None)
+            if before is None:
+                before = self.before(n, queries[n], older)
             found = self.corrected(n, before) if corrects(mine) else []
             if not found and not self.profile(n).readings:
                 found = self.said_again(n, before, taken)
@@ -475,6 +485,83 @@ class _Search:
             if found:
                 step = (n, tuple(found))
                 self.steps.append((*step, self.settle(*step)))
+        self._judged_ahead.clear()  # (what was judged ahead and never asked about)
+
+    def before(self, n: int, queries: list[Query], older: Older) -> list[int]:
+        """The older entries newer entry n is judged against: its candidates (those
+        `older` finds by its queries), in time order, but copies of its own text."""
+        mine = self.scanned[n]
+        return [o for o in older.find(n, queries) if self.scanned[o] != mine]
+
+    def judge_ahead(self, newer: Sequence[int], queries: dict[int, list[Query]], older: Older) -> None:
+        """On a whole search whose memo holds no verdict (a first run, or one after memcli
+        or the rules changed), with JUDGED_AHEAD_FROM pairs to judge at least: the pairs,
+        judged on every core (`mapper`) first. The search then asks the memo of each pair
+        and of each profile as it would without it, in the same order; only the verdicts it
+        works out come from the workers (the same function's, so the search, and what the
+        memo keeps, are the same). Which pairs it judges rests on what it took before, so
+        the workers judge all it may (`pairs_ahead`)."""
+        if self.mapper is None or self._judged.loaded:
+            return
+        self._before = {n: self.before(n, queries[n], older) for n in newer}
+        pairs = [f"{o} {n}" for n in newer for o in self.pairs_ahead(n)]
+        if len(pairs) >= JUDGED_AHEAD_FROM:
+            for pair, judged in zip(pairs, self.mapper(self._judge_ahead, pairs), strict=True):
+                if judged:
+                    o, n = map(int, pair.split())
+                    self._judged_ahead[(o, n)] = judged[0]
+        self._profiled_ahead = {}  # (what was read to choose the pairs, or judge them here)
+
+    def pairs_ahead(self, n: int) -> list[int]:
+        """The older entries newer entry n may be judged against, whatever was taken before
+        it: every candidate of an entry that states a change, and of one that does not, the
+        newest SAID_AGAIN_TRIES of other days (see `said_again`). None of a correction's
+        (judged its own way first, and rarely more)."""
+        before = self._before[n]
+        if not before or corrects(self.scanned[n]):
+            return []
+        try:
+            if self._profile_ahead(n).readings:
+                return before
+        except Exception:  # (the search reads it again, and fails there as it would have)
+            return []
+        day = self.facts[n].day
+        other_days = (o for o in reversed(before) if day is None or self.facts[o].day != day)
+        return list(itertools.islice(other_days, SAID_AGAIN_TRIES))
+
+    def _judge_ahead(self, pair: str) -> tuple[Verdict | None, ...]:
+        """What a worker judges of one pair "o n" (see `judge_ahead`): its verdict, or
+        nothing when judging it fails. The search judges that pair again if it asks about
+        it, and fails there as it would have (a pair it never asks about must not stop it)."""
+        o, n = map(int, pair.split())
+        try:
+            return (self.judge_pair(o, n, self._profile_ahead),)
+        except Exception:  # (see above)
+            return ()
+
+    def _profile_ahead(self, i: int) -> Profile:
+        """Entry i's profile, for a pair judged ahead: read as `profile` reads it, but
+        asking no table of the memo (a mapper may run in this process, when it is given few
+        items or has one core: the memo must be asked as it would be without it)."""
+        text = self.scanned[i]
+        found = self._profiled_ahead.get(text)
+        if found is None:
+            found = self._profiled_ahead[text] = profile(text, self._read_changes(text))
+        return found
+
+    def judge_pair(
+        self, o: int, n: int, profile_of: Callable[[int], Profile] | None = None
+    ) -> Verdict | None:
+        """judgement.supersede's verdict on the pair, as the memo keeps it (see `judged`);
+        `profile_of`: how each entry's profile is had (`profile`)."""
+        profile_of = profile_of or self.profile
+        old, new = self.facts[o], self.facts[n]
+        return judge(
+            profile_of(o),
+            profile_of(n),
+            same_day=old.day is not None and old.day == new.day,
+            evergreen=old.where == CORE and new.where == CORE,
+        )
 
     def settle(self, n: int, found: tuple[tuple[int, Verdict], ...]) -> bool:
         """What entry n replaces, found: taken, or a misreading when that is more than AT_MOST
@@ -514,8 +601,7 @@ class _Search:
         both_core = old.where == CORE and new.where == CORE
         same_day = old.day is not None and old.day == new.day
         verdict: Verdict | None = self._judged.get(
-            (self.scanned[o], self.scanned[n], same_day, both_core),
-            lambda: judge(self.profile(o), self.profile(n), same_day=same_day, evergreen=both_core),
+            (self.scanned[o], self.scanned[n], same_day, both_core), self._judge, o, n
         )
         if verdict is not None and old.where == CORE:
             said = self.repeated(o, n)
@@ -524,6 +610,13 @@ class _Search:
                 self.held_back.add(n)
                 return None
         return verdict
+
+    def _judge(self, o: int, n: int) -> Verdict | None:
+        """The pair's verdict: judged ahead, or now."""
+        if (o, n) not in self._judged_ahead:
+            return self.judge_pair(o, n)
+        self.profile(o), self.profile(n)  # (asked either way: the memo keeps the profiles)
+        return self._judged_ahead.pop((o, n))
 
     def corrected(self, n: int, before: list[int]) -> list[tuple[int, Verdict]]:
         """The entry a correction refers to: the most recent earlier one (of `before`, those
