@@ -416,21 +416,24 @@ def test_pairs_judged_ahead_on_every_core_change_neither_the_search_nor_the_memo
 
 
 def test_a_first_run_judges_its_pairs_ahead_only_when_there_are_many() -> None:
-    """Judged ahead: every candidate of each newer entry that states a change, and of one
-    that does not, the newest few; the search then judges no pair itself. A run whose memo
-    holds verdicts, or with few pairs to judge, judges as it asks."""
+    """Judged ahead: each newer entry's candidates, every one of an entry that states a
+    change, and of one that does not, the newest few; the search then judges no pair
+    itself. A run whose memo holds verdicts, or with few newer entries, judges as it asks."""
     asked: list[list[str]] = []
+    judged: list[tuple[str, str]] = []
+    in_mapper: list[int] = []  # how many pairs were judged when the mapper was done
 
     def counting(function: Callable[[str], object], items: Sequence[str]) -> list[object]:
         asked.append(list(items))
-        return [function(t) for t in items]
+        out = [function(t) for t in items]
+        in_mapper.append(len(judged))
+        return out
 
     entries = workspace_facts([0, 6], {1: [0, 2, 4], 2: [1, 3, 6], 3: [5, 7, 8], 4: [15, 16, 17, 18, 19]}, 0)
     stored = Stored()
     find_replacements(entries, scoring_text, never, stored.memo(), counting)
-    assert asked == []  # (fewer than JUDGED_AHEAD_FROM pairs; texts: READ_AHEAD_FROM)
+    assert asked == []  # (fewer than JUDGED_AHEAD_FROM newer entries; texts: READ_AHEAD_FROM)
     back = judged_ahead_from(3)
-    judged: list[tuple[str, str]] = []
     real_judge = replacements.judge
 
     def counted(old: Profile, new: Profile, **how: bool) -> object:
@@ -439,14 +442,13 @@ def test_a_first_run_judges_its_pairs_ahead_only_when_there_are_many() -> None:
 
     try:
         fresh = Stored()
-        found = find_replacements(entries, scoring_text, never, fresh.memo(), counting)
-        assert len(asked) == 1 and all(len(pair.split()) == 2 for pair in asked[0])  # "o n"
-        verdicts = fresh.tables["replacements.judged"]
-        assert len(asked[0]) >= len(verdicts) >= 3  # (every pair the search asked about, and more)
         replacements.judge = counted  # type: ignore[assignment]
-        asked.clear()
-        assert find_replacements(entries, scoring_text, never, Stored().memo(), counting) == found
-        assert len(judged) == len(asked[0])  # judged ahead (here: the mapper runs here), and only then
+        found = find_replacements(entries, scoring_text, never, fresh.memo(), counting)
+        assert len(asked) == 1 and len(asked[0]) >= 3 and all(item.isdigit() for item in asked[0])
+        verdicts = fresh.tables["replacements.judged"]
+        assert len(judged) == in_mapper[0]  # judged ahead (here: the mapper runs here), and only then
+        assert len(judged) >= len(verdicts) >= 3  # (every pair the search asked about, and more)
+        assert found == find_replacements(entries, scoring_text, never)
         judged.clear()
         asked.clear()
         assert find_replacements(entries, scoring_text, never, fresh.memo(), counting) == found
@@ -458,11 +460,18 @@ def test_a_first_run_judges_its_pairs_ahead_only_when_there_are_many() -> None:
 
 
 def test_a_pair_the_workers_could_not_judge_is_judged_again_when_asked_about() -> None:
-    """What a worker failed to judge (left out of its answer) is judged when the search asks
-    about it: the same finds and the same memo as without judging ahead."""
+    """What a worker failed to find or judge (left out of its answer) is found or judged
+    when the search asks for it: the same finds and the same memo as without judging ahead."""
 
     def failing_half(function: Callable[[str], object], items: Sequence[str]) -> list[object]:
-        return [function(t) if n % 2 == 0 else () for n, t in enumerate(items)]
+        """Every other entry's candidates not found, and of the rest every other pair not judged."""
+        out: list[object] = []
+        for n, item in enumerate(items):
+            ahead = function(item)
+            assert isinstance(ahead, tuple)
+            before, judged = ahead
+            out.append(None if n % 2 else (before, judged[::2]))
+        return out
 
     entries = workspace_facts([0, 6], {1: [0, 2, 4], 2: [1, 3, 6], 3: [5, 7, 8], 4: [15, 16, 17, 18, 19]}, 0)
     back = judged_ahead_from(1)

@@ -53,7 +53,7 @@ FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
 FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
 SERIES_MIN = 12  # a file's lines of one shape (numbers aside) that make a log series
 READ_AHEAD_FROM = 2_000  # texts new to the memo from which a search reads them on every core first
-JUDGED_AHEAD_FROM = 2_000  # newer entries with candidates from which their pairs are judged ahead
+JUDGED_AHEAD_FROM = 2_000  # newer entries from which a search finds and judges their pairs ahead
 _NUMBERS = re.compile(r"\d+")
 _HAS_ITEMS = re.compile(r"\n[ \t]+(?:[-+*]|\d{1,9}[.)])[ \t]")  # a list entry with items of its own
 CORE, NOTE = "core", "note"  # where an entry is: MEMORY.md, a daily note (else it takes no part)
@@ -216,6 +216,7 @@ class _Search:
         self._before: dict[int, list[int]] = {}  # each newer entry's candidates, found once
         self._judged_ahead: dict[tuple[int, int], Verdict | None] = {}  # (o, n): judged ahead
         self._profiled_ahead: dict[str, Profile] = {}  # what the pairs judged ahead read
+        self._ahead: tuple[dict[int, list[Query]], Older] | None = None  # while judging ahead
         self.use(Memo())
 
     def use(self, memo: Memo) -> None:
@@ -495,29 +496,56 @@ class _Search:
 
     def judge_ahead(self, newer: Sequence[int], queries: dict[int, list[Query]], older: Older) -> None:
         """On a whole search whose memo holds no verdict (a first run, or one after memcli
-        or the rules changed), with JUDGED_AHEAD_FROM pairs to judge at least: the pairs,
-        judged on every core (`mapper`) first. The search then asks the memo of each pair
-        and of each profile as it would without it, in the same order; only the verdicts it
-        works out come from the workers (the same function's, so the search, and what the
-        memo keeps, are the same). Which pairs it judges rests on what it took before, so
-        the workers judge all it may (`pairs_ahead`)."""
-        if self.mapper is None or self._judged.loaded:
+        or the rules changed), with JUDGED_AHEAD_FROM newer entries at least: each one's
+        candidates found, and the pairs judged, on every core (`mapper`) first. The search
+        then asks the memo of each pair and of each profile as it would without it, in the
+        same order; only the verdicts it works out come from the workers (the same
+        function's, so the search, and what the memo keeps, are the same). Which pairs it
+        judges rests on what it took before, so the workers judge all it may
+        (`pairs_ahead`)."""
+        if self.mapper is None or self._judged.loaded or len(newer) < JUDGED_AHEAD_FROM:
             return
-        self._before = {n: self.before(n, queries[n], older) for n in newer}
-        pairs = [f"{o} {n}" for n in newer for o in self.pairs_ahead(n)]
-        if len(pairs) >= JUDGED_AHEAD_FROM:
-            for pair, judged in zip(pairs, self.mapper(self._judge_ahead, pairs), strict=True):
-                if judged:
-                    o, n = map(int, pair.split())
-                    self._judged_ahead[(o, n)] = judged[0]
-        self._profiled_ahead = {}  # (what was read to choose the pairs, or judge them here)
+        self._ahead = (queries, older)
+        try:
+            for n, ahead in zip(newer, self.mapper(self._judge_ahead, [str(n) for n in newer]), strict=True):
+                if ahead is None:
+                    continue  # (the search finds its candidates, and fails there as it would have)
+                before, judged = ahead
+                self._before[n] = list(before)
+                for o, verdict in judged:
+                    self._judged_ahead[(o, n)] = verdict
+        finally:
+            self._ahead = None
+            self._profiled_ahead = {}  # (what the pairs judged read, when the mapper ran here)
 
-    def pairs_ahead(self, n: int) -> list[int]:
-        """The older entries newer entry n may be judged against, whatever was taken before
-        it: every candidate of an entry that states a change, and of one that does not, the
-        newest SAID_AGAIN_TRIES of other days (see `said_again`). None of a correction's
-        (judged its own way first, and rarely more)."""
-        before = self._before[n]
+    def _judge_ahead(
+        self, item: str
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, Verdict | None], ...]] | None:
+        """What a worker finds and judges of one newer entry (see `judge_ahead`): its
+        candidates, and the verdict on each pair it may be asked about; None when finding
+        them fails. A pair it fails to judge is left out: the search judges it again if it
+        asks about it, and fails there as it would have (a pair it never asks about must
+        not stop it)."""
+        assert self._ahead is not None
+        queries, older = self._ahead
+        n = int(item)
+        try:
+            before = self.before(n, queries[n], older)
+        except Exception:  # (see above)
+            return None
+        judged: list[tuple[int, Verdict | None]] = []
+        for o in self.pairs_ahead(n, before):
+            try:
+                judged.append((o, self.judge_pair(o, n, self._profile_ahead)))
+            except Exception:  # (see above)
+                continue
+        return tuple(before), tuple(judged)
+
+    def pairs_ahead(self, n: int, before: list[int]) -> list[int]:
+        """Of the older entries found for newer entry n (`before`), those it may be judged
+        against, whatever was taken before it: every one of an entry that states a change,
+        and of one that does not, the newest SAID_AGAIN_TRIES of other days (see
+        `said_again`). None of a correction's (judged its own way first, and rarely more)."""
         if not before or corrects(self.scanned[n]):
             return []
         try:
@@ -528,16 +556,6 @@ class _Search:
         day = self.facts[n].day
         other_days = (o for o in reversed(before) if day is None or self.facts[o].day != day)
         return list(itertools.islice(other_days, SAID_AGAIN_TRIES))
-
-    def _judge_ahead(self, pair: str) -> tuple[Verdict | None, ...]:
-        """What a worker judges of one pair "o n" (see `judge_ahead`): its verdict, or
-        nothing when judging it fails. The search judges that pair again if it asks about
-        it, and fails there as it would have (a pair it never asks about must not stop it)."""
-        o, n = map(int, pair.split())
-        try:
-            return (self.judge_pair(o, n, self._profile_ahead),)
-        except Exception:  # (see above)
-            return ()
 
     def _profile_ahead(self, i: int) -> Profile:
         """Entry i's profile, for a pair judged ahead: read as `profile` reads it, but
