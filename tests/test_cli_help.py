@@ -175,8 +175,9 @@ def test_shell_completion(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        check=True,
+        check=False,
     )
+    assert shown.returncode == 0, shown.stderr  # (what went wrong, when it does: once seen under load)
     assert "_MEMCLI_COMPLETE" in shown.stdout and "complete " in shown.stdout
     completing = {**env, "_MEMCLI_COMPLETE": "complete_bash", "COMP_WORDS": "memcli sta", "COMP_CWORD": "1"}
     got = subprocess.run(
