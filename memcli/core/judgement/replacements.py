@@ -34,7 +34,7 @@ import re
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from datetime import date
 
@@ -53,7 +53,9 @@ FACT_KINDS = frozenset({"bullet", "paragraph", "quote"})
 FACT_MAX_CHARS = 400  # longer entries are reports, not facts one newer line can replace
 SERIES_MIN = 12  # a file's lines of one shape (numbers aside) that make a log series
 READ_AHEAD_FROM = 2_000  # texts new to the memo from which a search reads them on every core first
-JUDGED_AHEAD_FROM = 2_000  # newer entries from which a search finds and judges their pairs ahead
+# newer entries from which a search finds and judges their pairs ahead (no fewer than
+# READ_AHEAD_FROM: the planner's mapper works in this process below that)
+JUDGED_AHEAD_FROM = 2_000
 _NUMBERS = re.compile(r"\d+")
 _HAS_ITEMS = re.compile(r"\n[ \t]+(?:[-+*]|\d{1,9}[.)])[ \t]")  # a list entry with items of its own
 CORE, NOTE = "core", "note"  # where an entry is: MEMORY.md, a daily note (else it takes no part)
@@ -553,9 +555,13 @@ class _Search:
                 return before
         except Exception:  # (the search reads it again, and fails there as it would have)
             return []
+        return list(itertools.islice(self.other_days(n, before), SAID_AGAIN_TRIES))
+
+    def other_days(self, n: int, before: Sequence[int]) -> Iterator[int]:
+        """Of the older entries found for entry n, those of other days than n's, the newest
+        first: what `said_again` walks (a value said twice in one day is no change)."""
         day = self.facts[n].day
-        other_days = (o for o in reversed(before) if day is None or self.facts[o].day != day)
-        return list(itertools.islice(other_days, SAID_AGAIN_TRIES))
+        return (o for o in reversed(before) if day is None or self.facts[o].day != day)
 
     def _profile_ahead(self, i: int) -> Profile:
         """Entry i's profile, for a pair judged ahead: read as `profile` reads it, but
@@ -573,13 +579,14 @@ class _Search:
         """judgement.supersede's verdict on the pair, as the memo keeps it (see `judged`);
         `profile_of`: how each entry's profile is had (`profile`)."""
         profile_of = profile_of or self.profile
+        same_day, both_core = self.how(o, n)
+        return judge(profile_of(o), profile_of(n), same_day=same_day, evergreen=both_core)
+
+    def how(self, o: int, n: int) -> tuple[bool, bool]:
+        """How the pair is judged (and kept in the memo): whether both are notes of one day
+        (a value said twice that day is no change), and whether both are in MEMORY.md."""
         old, new = self.facts[o], self.facts[n]
-        return judge(
-            profile_of(o),
-            profile_of(n),
-            same_day=old.day is not None and old.day == new.day,
-            evergreen=old.where == CORE and new.where == CORE,
-        )
+        return old.day is not None and old.day == new.day, old.where == CORE and new.where == CORE
 
     def settle(self, n: int, found: tuple[tuple[int, Verdict], ...]) -> bool:
         """What entry n replaces, found: taken, or a misreading when that is more than AT_MOST
@@ -600,10 +607,9 @@ class _Search:
         SAID_AGAIN_TRIES entries of other days (a day's log of a thousand alike lines must
         not cost a thousand judgements per line)."""
         tries = 0
-        day = self.facts[n].day
-        for o in reversed(before):
-            if o in taken or (day is not None and self.facts[o].day == day):
-                continue  # (a value said twice in one day is no change)
+        for o in self.other_days(n, before):
+            if o in taken:
+                continue
             verdict = self.judged(o, n)
             if verdict is not None:
                 return [(o, verdict)]
@@ -615,13 +621,10 @@ class _Search:
     def judged(self, o: int, n: int) -> Verdict | None:
         """Whether entry n replaces the older entry o. A MEMORY.md entry a note repeats on
         or after n's day is not older news: n does not replace it, nor goes up beside it."""
-        old, new = self.facts[o], self.facts[n]
-        both_core = old.where == CORE and new.where == CORE
-        same_day = old.day is not None and old.day == new.day
         verdict: Verdict | None = self._judged.get(
-            (self.scanned[o], self.scanned[n], same_day, both_core), self._judge, o, n
+            (self.scanned[o], self.scanned[n], *self.how(o, n)), self._judge, o, n
         )
-        if verdict is not None and old.where == CORE:
+        if verdict is not None and self.facts[o].where == CORE:
             said = self.repeated(o, n)
             self.asked.append((o, n, said))
             if said:
