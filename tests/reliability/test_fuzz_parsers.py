@@ -44,6 +44,7 @@ from memcli.core.policy import POLICY_FIELDS, Policy
 from memcli.errors import DataError, UsageError
 from memcli.workspace.files import decode
 from memcli.workspace.session_store import sessions_of
+from memcli.workspace.templates import KILL_GRACE, RENDER_SECONDS
 from memcli.workspace.transcripts import read_store, read_transcript, transcript_path
 
 from .kit import assert_clean
@@ -874,10 +875,14 @@ def test_a_template_that_loops_for_ever_is_stopped(notes_ws: Path, tmp_path: Pat
         "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n"
     )
     command = [sys.executable, "-m", "memcli", "-w", str(root), "--now", NOW, "summarize"]
+    # rendering stops at RENDER_SECONDS (its worker is killed KILL_GRACE later at worst);
+    # the rest is the process's start-up, which takes seconds on a busy machine (3 s in all
+    # was once too few). The template alone would render for hours.
+    limit = RENDER_SECONDS + KILL_GRACE + 5
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=3)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
-        pytest.fail("memcli summarize still rendered the template after 3 s")
+        pytest.fail(f"memcli summarize still rendered the template after {limit:g} s")
     assert done.returncode == 3 and "weekly-digest.md.j2" in done.stderr
 
 
