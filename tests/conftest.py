@@ -49,8 +49,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     cores were busy three quarters of the suite's time (user and system time 17.4 min in
     11.6 min on 2 cores): the rest is spent waiting on what the tests run (memcli as a
     process, killed or timed; fsync; an agent's pauses between appends), which the extra
-    worker fills. On 2 cores in the same hour (2026-12-03): 10 min 10 s and 10 min 22 s
-    with three workers, 11 min 14 s and 11 min 28 s with two."""
+    worker fills. On 2 cores (2026-12-03), tests/reliability one after the other: 531 s with
+    two workers, 378 s with three; the whole suite in the same hours, 9 min 49 s to 11 min
+    41 s with three (four runs), 11 min 14 s and 11 min 28 s with two."""
     return (os.cpu_count() or 1) + 1
 
 
