@@ -44,6 +44,7 @@ GIT = [
 ]
 
 
+@pytest.hookimpl(optionalhook=True)  # (a hook of pytest-xdist: none without it, `-p no:xdist`)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject.toml): a worker more than the cores. With a worker a core, the
     cores were busy three quarters of the suite's time (user and system time 17.4 min in
@@ -51,7 +52,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     process, killed or timed; fsync; an agent's pauses between appends), which the extra
     worker fills. On 2 cores (2026-12-03), tests/reliability one after the other: 531 s with
     two workers, 378 s with three; the whole suite in the same hours, 9 min 49 s to 11 min
-    41 s with three (four runs), 11 min 14 s and 11 min 28 s with two."""
+    41 s with three (four runs, one with the files in another order), 11 min 14 s and
+    11 min 28 s with two."""
     return (os.cpu_count() or 1) + 1
 
 
